@@ -1,0 +1,44 @@
+import { FdxError } from "./FdxError.js";
+
+export interface FdxApiErrorInit {
+  status: number;
+  statusText?: string;
+  code: string | undefined;
+  message: string;
+  debugMessage: string | undefined;
+  body: unknown;
+  headers: Record<string, string>;
+  method: string;
+  url: string;
+}
+
+/**
+ * The server answered with a non-2xx status. Subclasses by status let callers
+ * catch one case (`FdxRateLimitError`); `code` carries the FDX error code as a
+ * string (`"1205"`, `"503"`, `"NotFound"`) whatever type the body used.
+ */
+export class FdxApiError extends FdxError {
+  static override readonly kind: string = "FdxApiError";
+  readonly status: number;
+  /** FDX error code, integer codes normalised to strings (`401` → `"401"`). */
+  readonly code: string | undefined;
+  /** Developer diagnostic from the server. Never branch on it: its text may change at any time. */
+  readonly debugMessage: string | undefined;
+  /** Parsed JSON body, or the body text when it was not JSON. */
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+  readonly method: string;
+  /** Absolute URL of the request. */
+  readonly url: string;
+
+  constructor(init: FdxApiErrorInit) {
+    super(init.message);
+    this.status = init.status;
+    this.code = init.code;
+    this.debugMessage = init.debugMessage;
+    this.body = init.body;
+    this.headers = init.headers;
+    this.method = init.method;
+    this.url = init.url;
+  }
+}

@@ -1,0 +1,44 @@
+const BRAND = Symbol.for("fdxkit.error.kinds");
+
+/**
+ * Base class of every error fdxkit throws.
+ *
+ * `instanceof` works across copies of the package (the ESM and the CJS build
+ * loaded side by side, or two versions in one app): each instance carries the
+ * kinds of its class chain under a `Symbol.for` key, and `instanceof` checks
+ * that brand as well as the prototype chain.
+ */
+export class FdxError extends Error {
+  /** Stable kind used by the cross-realm `instanceof` check. */
+  static readonly kind: string = "FdxError";
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = (new.target as unknown as { kind: string }).kind;
+    const kinds: string[] = [];
+    for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
+      const kind = (c as { kind?: unknown }).kind;
+      if (typeof kind === "string" && Object.prototype.hasOwnProperty.call(c, "kind")) kinds.push(kind);
+    }
+    Object.defineProperty(this, BRAND, { value: kinds, enumerable: false });
+  }
+
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    if (typeof instance !== "object" || instance === null) return false;
+    if (Function.prototype[Symbol.hasInstance].call(this, instance)) return true;
+    const kinds = (instance as Record<symbol, unknown>)[BRAND];
+    const kind = Object.prototype.hasOwnProperty.call(this, "kind") ? (this as { kind?: unknown }).kind : undefined;
+    return Array.isArray(kinds) && typeof kind === "string" && kinds.includes(kind);
+  }
+
+  /** Type guard equivalent of `instanceof`, for code that prefers a function. */
+  static is<T extends abstract new (...args: never[]) => FdxError>(this: T, value: unknown): value is InstanceType<T> {
+    return value instanceof (this as unknown as typeof FdxError);
+  }
+
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) if (key !== "cause") out[key] = value;
+    return out;
+  }
+}

@@ -1,0 +1,1 @@
+export { FdxWebhookError } from "../core/errors/index.js";

@@ -1,0 +1,10 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "mock",
+    environment: "node",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 20_000,
+  },
+});

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Every check of the project, in order, with one closing line
+// `N passed, N failed` that sums the test runs (vitest's tests, plus each
+// gate counted as one test) so a run that tested nothing shows.
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const resultsDir = path.join(root, ".vitest-results");
+const pnpm = process.env.PNPM ?? "pnpm";
+
+/** Gates: a failure stops nothing, so one run reports everything that is wrong. */
+const gates = [
+  ["spec lint", `${pnpm} run lint:specs`],
+  ["generated types up to date", `${pnpm} run generate:check`],
+  ["build", `${pnpm} run build`],
+  ["typecheck", `${pnpm} run typecheck`],
+];
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function run(label, command) {
+  console.log(`\n▶ ${label}: ${command}`);
+  const started = Date.now();
+  const result = spawnSync(command, { cwd: root, stdio: "inherit", shell: true, env: process.env });
+  const ok = result.status === 0;
+  console.log(`${ok ? "✔" : "✘"} ${label} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  return ok;
+}
+
+for (const [label, command] of gates) {
+  if (run(label, command)) passed++;
+  else {
+    failed++;
+    failures.push(label);
+  }
+}
+
+rmSync(resultsDir, { recursive: true, force: true });
+mkdirSync(resultsDir, { recursive: true });
+const resultsFile = path.join(resultsDir, "vitest.json");
+const testsOk = run(
+  "tests",
+  `${pnpm} exec vitest run --reporter=default --reporter=json --outputFile.json=${resultsFile}`,
+);
+try {
+  const report = JSON.parse(readFileSync(resultsFile, "utf8"));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  if (report.numTotalTests === 0) {
+    failed++;
+    failures.push("tests (none ran)");
+  }
+  if (!testsOk && report.numFailedTests === 0) {
+    failed++;
+    failures.push("tests (runner failed)");
+  }
+} catch {
+  failed++;
+  failures.push("tests (no report)");
+}
+
+if (failures.length) console.log(`\nFailed: ${failures.join(", ")}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: ["packages/*/vitest.config.ts"],
+    coverage: {
+      provider: "v8",
+      include: ["packages/client/src/**", "packages/mock/src/**"],
+      exclude: ["**/generated/**"],
+      reporter: ["text-summary"],
+    },
+  },
+});
