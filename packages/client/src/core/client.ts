@@ -1,0 +1,29 @@
+import { createPipeline } from "../internal/pipeline.js";
+import { consentsResource, type ConsentsResource } from "../resources/consents.js";
+import { maintenanceResource, type MaintenanceResource } from "../resources/maintenance.js";
+import { subscriptionsResource, type SubscriptionsResource } from "../resources/subscriptions.js";
+import type { ClientOptions } from "./options.js";
+
+/** The fdxkit client: one namespace per service area, all over one request pipeline. */
+export interface FdxClient {
+  subscriptions: SubscriptionsResource;
+  maintenance: MaintenanceResource;
+  consents: ConsentsResource;
+}
+
+/**
+ * Creates a client. Throws `FdxValidationError` for unusable options (a
+ * relative `baseUrl`, a missing token); makes no request.
+ *
+ * @example
+ * const client = createClient({ baseUrl: "https://api.example.com", token: process.env.FDX_TOKEN! });
+ * const subscription = await client.subscriptions.create({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://me.example/hooks" });
+ */
+export function createClient(options: ClientOptions): FdxClient {
+  const pipeline = createPipeline(options);
+  return {
+    subscriptions: subscriptionsResource(pipeline),
+    maintenance: maintenanceResource(pipeline),
+    consents: consentsResource(pipeline),
+  };
+}

@@ -1,0 +1,96 @@
+import {
+  FdxApiError,
+  FdxBadRequestError,
+  FdxInternalServerError,
+  FdxMaintenanceError,
+  FdxMethodNotAllowedError,
+  FdxNotFoundError,
+  FdxNotImplementedError,
+  FdxRateLimitError,
+  FdxUnauthorizedError,
+  type FdxApiErrorInit,
+} from "../core/errors/index.js";
+import { parseRetryAfter } from "./retry.js";
+
+const BY_STATUS: Record<number, typeof FdxApiError> = {
+  400: FdxBadRequestError,
+  401: FdxUnauthorizedError,
+  404: FdxNotFoundError,
+  405: FdxMethodNotAllowedError,
+  500: FdxInternalServerError,
+  501: FdxNotImplementedError,
+  503: FdxMaintenanceError,
+};
+
+const MAX_TEXT_MESSAGE = 200;
+/** Error bodies are small; a proxy's error page is not worth holding in memory whole. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** Turns a non-2xx response into the matching `FdxApiError` subclass, reading (and so releasing) its body. */
+export async function toApiError(response: Response, method: string, url: string): Promise<FdxApiError> {
+  const text = await readCapped(response);
+  const headers = Object.fromEntries(response.headers);
+  const statusText = response.statusText || `HTTP ${response.status}`;
+  const base = { status: response.status, headers, method, url };
+
+  let init: FdxApiErrorInit;
+  const json = parseJsonObject(text);
+  if (json) {
+    const code = json.code;
+    init = {
+      ...base,
+      code: typeof code === "string" ? code : typeof code === "number" ? String(code) : undefined,
+      message: typeof json.message === "string" && json.message ? json.message : statusText,
+      debugMessage: typeof json.debugMessage === "string" ? json.debugMessage : undefined,
+      body: json,
+    };
+  } else {
+    init = { ...base, code: undefined, message: textMessage(text, response, statusText), debugMessage: undefined, body: text };
+  }
+
+  if (response.status === 429) {
+    return new FdxRateLimitError({ ...init, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) });
+  }
+  const ErrorClass = BY_STATUS[response.status] ?? FdxApiError;
+  return new ErrorClass(init);
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Plain text is shown (cut short); markup from a proxy or gateway would only
+// bury the status, so an HTML page falls back to the status text.
+function textMessage(text: string, response: Response, statusText: string): string {
+  const trimmed = text.trim();
+  const type = response.headers.get("content-type") ?? "";
+  if (!trimmed || /html|xml/i.test(type) || trimmed.startsWith("<")) return statusText;
+  return trimmed.length > MAX_TEXT_MESSAGE ? `${trimmed.slice(0, MAX_TEXT_MESSAGE)}…` : trimmed;
+}
+
+async function readCapped(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (text.length > MAX_ERROR_BODY) {
+        await reader.cancel();
+        break;
+      }
+    }
+  } catch {
+    // A body cut off mid-error still yields the status-based error.
+  }
+  return text + decoder.decode();
+}

@@ -1,0 +1,119 @@
+import createOpenApiClient, { type Client } from "openapi-fetch";
+import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import type { ApiVersions, ClientOptions, FetchLike, RequestOptions } from "../core/options.js";
+import type { paths as ConsentPaths } from "../generated/consents.js";
+import type { paths as NotificationPaths } from "../generated/notifications.js";
+import type { paths as StatementPaths } from "../generated/statements.js";
+import { createTransport, type Transport } from "./transport.js";
+import { trimBase } from "./url.js";
+
+/** What a response schema must offer: a check that yields issues. Kept structural so zod stays out of this module. */
+export interface ResponseCheck<T> {
+  (value: unknown): { ok: true; value: T } | { ok: false; issues: FdxIssue[] };
+}
+
+/** Everything a resource needs: one transport, typed openapi-fetch clients over it, and the settings. */
+export interface Pipeline {
+  transport: Transport;
+  notifications: Client<NotificationPaths>;
+  consents: Client<ConsentPaths>;
+  statements: Client<StatementPaths>;
+  versions: ApiVersions;
+  baseUrl: string;
+  productsUrl: string;
+  allowInsecureCallbackUrls: boolean;
+  validateResponses: boolean;
+}
+
+const DEFAULT_VERSIONS: ApiVersions = { notifications: "v1", consents: "v1", statements: "v2" };
+
+export function createPipeline(options: ClientOptions): Pipeline {
+  const issues: FdxIssue[] = [];
+  const baseUrl = checkBaseUrl(options.baseUrl, "baseUrl", issues);
+  const productsUrl = checkBaseUrl(options.productsUrl ?? options.baseUrl, "productsUrl", issues);
+  if (typeof options.token !== "string" && typeof options.token !== "function") {
+    issues.push({ path: "token", message: "must be a string or a function returning one" });
+  }
+  for (const key of ["timeoutMs", "maxRetries"] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
+      issues.push({ path: key, message: "must be an integer >= 0" });
+    }
+  }
+  if (issues.length) throw new FdxValidationError(issues);
+
+  const transport = createTransport({
+    token: options.token,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxRetries: options.maxRetries ?? 2,
+  });
+  // openapi-fetch serialises paths, queries and bodies; every request it makes goes through the transport.
+  const fetch: FetchLike = (request) => transport.send(request);
+  return {
+    transport,
+    notifications: createOpenApiClient<NotificationPaths>({ baseUrl, fetch }),
+    consents: createOpenApiClient<ConsentPaths>({ baseUrl, fetch }),
+    statements: createOpenApiClient<StatementPaths>({ baseUrl: productsUrl, fetch }),
+    versions: { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) },
+    baseUrl,
+    productsUrl,
+    allowInsecureCallbackUrls: options.allowInsecureCallbackUrls ?? false,
+    validateResponses: options.validateResponses ?? false,
+  };
+}
+
+function checkBaseUrl(value: unknown, path: string, issues: FdxIssue[]): string {
+  if (typeof value === "string") {
+    try {
+      const url = new URL(value);
+      if (url.protocol === "https:" || url.protocol === "http:") return trimBase(url.href);
+    } catch {
+      // reported below
+    }
+  }
+  issues.push({ path, message: "must be an absolute http(s) URL" });
+  return "";
+}
+
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Runs one openapi-fetch call through the transport with per-call options and
+ * returns its parsed JSON body. The transport has already turned non-2xx
+ * answers into errors; what is left to catch is a 2xx body that is not JSON
+ * (or, with `validateResponses`, not the documented shape).
+ */
+export async function requestJson<T>(
+  pipeline: Pipeline,
+  options: RequestOptions | undefined,
+  call: (fetch: FetchLike) => Promise<{ data?: unknown }>,
+  check?: ResponseCheck<T>,
+): Promise<T> {
+  let status = 0;
+  const fetch: FetchLike = async (request) => {
+    const response = await pipeline.transport.send(request, options);
+    status = response.status;
+    return response;
+  };
+  let data: unknown;
+  try {
+    ({ data } = await call(fetch));
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new FdxResponseError(status, [{ path: "", message: `response body is not valid JSON (${error.message})` }], {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
+  if (check && pipeline.validateResponses) {
+    const result = check(data);
+    if (!result.ok) throw new FdxResponseError(status, result.issues);
+    return result.value;
+  }
+  return data as T;
+}

@@ -1,0 +1,35 @@
+// The retry policy of the SDK (DESIGN.md §3 "Retries").
+
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+/** A server asking us to wait longer than this gets its error surfaced instead. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Methods safe to repeat after a failure that may have reached the server. POST never is. */
+const IDEMPOTENT = new Set(["GET", "HEAD", "PATCH", "DELETE"]);
+
+/** 429 and 503 mean "not processed, come back": retried for every method. */
+export function isRetryableStatus(method: string, status: number): boolean {
+  if (status === 429 || status === 503) return true;
+  return (status === 500 || status === 502 || status === 504) && IDEMPOTENT.has(method);
+}
+
+/** A connection error or timeout may have left the request processed: only idempotent methods repeat. */
+export function isRetryableFailure(method: string): boolean {
+  return IDEMPOTENT.has(method);
+}
+
+/** Exponential backoff with full jitter: uniform in [0, min(8 s, 0.5 s · 2^retry)). */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retry));
+}
+
+/** `Retry-After` as delta-seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}

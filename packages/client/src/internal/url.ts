@@ -1,0 +1,4 @@
+/** Drops trailing slashes so `${base}${path}` never doubles one. */
+export function trimBase(url: string): string {
+  return url.replace(/\/+$/, "");
+}

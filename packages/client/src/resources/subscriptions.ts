@@ -1,0 +1,92 @@
+import { FdxResponseError } from "../core/errors/index.js";
+import type { RequestOptions } from "../core/options.js";
+import { requestJson, type Pipeline } from "../internal/pipeline.js";
+import { check, checkIds, subscriptionInputSchema, subscriptionUpdateSchema } from "../internal/validation.js";
+import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
+
+const MAX_SUBSCRIPTION_ID = 256;
+
+export interface SubscriptionsResource {
+  /** Subscribes `callbackUrl` to a category and type of notification. */
+  create(input: SubscriptionInput, options?: RequestOptions): Promise<Subscription>;
+  /** All subscriptions, as an array whatever shape the server wraps them in. */
+  list(options?: RequestOptions): Promise<Subscription[]>;
+  get(subscriptionId: string, options?: RequestOptions): Promise<Subscription>;
+  /** Changes `callbackUrl`, `effectiveDate` and/or `callbackEmail` (at least one). */
+  update(subscriptionId: string, patch: SubscriptionUpdate, options?: RequestOptions): Promise<Subscription>;
+  /** Resolves once deleted (the service answers 204, or 200 with `{ status }`). */
+  delete(subscriptionId: string, options?: RequestOptions): Promise<void>;
+  /** Sandbox only: posts a sample notification to the subscription's callback URL and returns it. */
+  sendTestEvent(subscriptionId: string, options?: RequestOptions): Promise<Notification>;
+}
+
+export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
+  const inputSchema = subscriptionInputSchema(p.allowInsecureCallbackUrls);
+  const updateSchema = subscriptionUpdateSchema(p.allowInsecureCallbackUrls);
+  // The spec allows only v1; a caller naming another version gets the server's 501/1106.
+  const version = () => p.versions.notifications as "v1";
+  const idPath = (subscriptionId: string) => {
+    checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
+    return { version: version(), subscriptionId };
+  };
+
+  return {
+    create(input, options) {
+      const body = check(inputSchema, input);
+      return requestJson(p, options, (fetch) =>
+        p.notifications.POST("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, body, fetch }),
+      );
+    },
+    async list(options) {
+      const data = await requestJson<unknown>(p, options, (fetch) =>
+        p.notifications.GET("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, fetch }),
+      );
+      return toSubscriptionArray(data);
+    },
+    async get(subscriptionId, options) {
+      const path = idPath(subscriptionId);
+      return requestJson(p, options, (fetch) =>
+        p.notifications.GET("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, fetch }),
+      );
+    },
+    async update(subscriptionId, patch, options) {
+      const path = idPath(subscriptionId);
+      const body = check(updateSchema, patch);
+      return requestJson(p, options, (fetch) =>
+        p.notifications.PATCH("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, body, fetch }),
+      );
+    },
+    async delete(subscriptionId, options) {
+      const path = idPath(subscriptionId);
+      // 204 has no body and a 200 `{ status }` carries nothing callers need: read neither as JSON.
+      await p.notifications.DELETE("/notifications/{version}/subscriptions/{subscriptionId}", {
+        params: { path },
+        parseAs: "text",
+        fetch: p.transport.fetchFor(options),
+      });
+    },
+    async sendTestEvent(subscriptionId, options) {
+      checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
+      return requestJson(p, options, (fetch) =>
+        p.notifications.POST("/notifications/{version}/test", {
+          params: { path: { version: version() } },
+          body: { id: subscriptionId },
+          fetch,
+        }),
+      ) as Promise<Notification>;
+    },
+  };
+}
+
+/** The list response's shape is not shown by the service: an array, a wrapper object, or one subscription. */
+function toSubscriptionArray(data: unknown): Subscription[] {
+  if (Array.isArray(data)) return data as Subscription[];
+  if (typeof data === "object" && data !== null) {
+    const record = data as Record<string, unknown>;
+    if ("subscriptionId" in record) return [record as unknown as Subscription];
+    const wrapped = record.notificationSubscriptions ?? record.subscriptions ?? Object.values(record).find(Array.isArray);
+    if (Array.isArray(wrapped)) return wrapped as Subscription[];
+    if (Object.keys(record).length === 0) return [];
+  }
+  throw new FdxResponseError(200, [{ path: "", message: "expected an array of subscriptions, a wrapper object or a subscription" }]);
+}
