@@ -5,3 +5,4 @@ export type * from "./models.js";
 export type { SubscriptionsResource } from "./resources/subscriptions.js";
 export type { MaintenanceResource } from "./resources/maintenance.js";
 export type { ConsentsResource } from "./resources/consents.js";
+export { clientCredentials, type ClientCredentialsOptions } from "./auth/client-credentials.js";

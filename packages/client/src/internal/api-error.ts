@@ -17,6 +17,7 @@ const BY_STATUS: Record<number, typeof FdxApiError> = {
   401: FdxUnauthorizedError,
   404: FdxNotFoundError,
   405: FdxMethodNotAllowedError,
+  429: FdxRateLimitError,
   500: FdxInternalServerError,
   501: FdxNotImplementedError,
   503: FdxMaintenanceError,
@@ -30,11 +31,12 @@ const MAX_ERROR_BODY = 64 * 1024;
 export async function toApiError(response: Response, method: string, url: string): Promise<FdxApiError> {
   const text = await readCapped(response);
   const headers = Object.fromEntries(response.headers);
-  const statusText = response.statusText || `HTTP ${response.status}`;
+  const statusText = response.statusText || REASON_PHRASES[response.status] || `HTTP ${response.status}`;
   const base = { status: response.status, headers, method, url };
 
   let init: FdxApiErrorInit;
-  const json = parseJsonObject(text);
+  const parsed = parseJson(text);
+  const json = isRecord(parsed) ? parsed : undefined;
   if (json) {
     const code = json.code;
     init = {
@@ -45,25 +47,53 @@ export async function toApiError(response: Response, method: string, url: string
       body: json,
     };
   } else {
-    init = { ...base, code: undefined, message: textMessage(text, response, statusText), debugMessage: undefined, body: text };
+    const body = parsed === undefined ? text : parsed;
+    init = { ...base, code: undefined, message: textMessage(text, response, statusText), debugMessage: undefined, body };
   }
 
   if (response.status === 429) {
     return new FdxRateLimitError({ ...init, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) });
   }
-  const ErrorClass = BY_STATUS[response.status] ?? FdxApiError;
+  const ErrorClass = apiErrorClass(response.status);
   return new ErrorClass(init);
 }
 
-function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  if (!text) return undefined;
+/** The class a status maps to (`FdxApiError` itself for statuses without a subclass). */
+export function apiErrorClass(status: number): typeof FdxApiError {
+  return BY_STATUS[status] ?? FdxApiError;
+}
+
+function parseJson(text: string): unknown {
+  if (!text.trim()) return undefined;
   try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
 }
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// HTTP/2 and some fetch polyfills give no status text; these keep messages readable.
+const REASON_PHRASES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
 
 // Plain text is shown (cut short); markup from a proxy or gateway would only
 // bury the status, so an HTML page falls back to the status text.

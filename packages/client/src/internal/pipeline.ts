@@ -31,13 +31,20 @@ export function createPipeline(options: ClientOptions): Pipeline {
   const issues: FdxIssue[] = [];
   const baseUrl = checkBaseUrl(options.baseUrl, "baseUrl", issues);
   const productsUrl = checkBaseUrl(options.productsUrl ?? options.baseUrl, "productsUrl", issues);
-  if (typeof options.token !== "string" && typeof options.token !== "function") {
-    issues.push({ path: "token", message: "must be a string or a function returning one" });
+  if (!(typeof options.token === "function" || (typeof options.token === "string" && options.token !== ""))) {
+    issues.push({ path: "token", message: "must be a non-empty string or a function returning one" });
   }
   for (const key of ["timeoutMs", "maxRetries"] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
       issues.push({ path: key, message: "must be an integer >= 0" });
+    }
+  }
+  const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
+  for (const [api, version] of Object.entries(versions)) {
+    // A version is a path segment too: "." or ".." would climb out of the API's path.
+    if (typeof version !== "string" || version === "" || version === "." || version === "..") {
+      issues.push({ path: `versions.${api}`, message: 'must be a non-empty string other than "." and ".."' });
     }
   }
   if (issues.length) throw new FdxValidationError(issues);
@@ -55,7 +62,7 @@ export function createPipeline(options: ClientOptions): Pipeline {
     notifications: createOpenApiClient<NotificationPaths>({ baseUrl, fetch }),
     consents: createOpenApiClient<ConsentPaths>({ baseUrl, fetch }),
     statements: createOpenApiClient<StatementPaths>({ baseUrl: productsUrl, fetch }),
-    versions: { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) },
+    versions,
     baseUrl,
     productsUrl,
     allowInsecureCallbackUrls: options.allowInsecureCallbackUrls ?? false,
@@ -67,12 +74,14 @@ function checkBaseUrl(value: unknown, path: string, issues: FdxIssue[]): string 
   if (typeof value === "string") {
     try {
       const url = new URL(value);
-      if (url.protocol === "https:" || url.protocol === "http:") return trimBase(url.href);
+      if ((url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username && !url.password) {
+        return trimBase(url.href);
+      }
     } catch {
       // reported below
     }
   }
-  issues.push({ path, message: "must be an absolute http(s) URL" });
+  issues.push({ path, message: "must be an absolute http(s) URL without query, fragment or credentials" });
   return "";
 }
 
@@ -80,27 +89,34 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** Applies a response check when `validateResponses` is on. */
+export function checkResponse<T>(pipeline: Pipeline, status: number, value: unknown, check: ResponseCheck<T>): T {
+  if (!pipeline.validateResponses) return value as T;
+  const result = check(value);
+  if (!result.ok) throw new FdxResponseError(status, result.issues);
+  return result.value;
+}
+
 /**
- * Runs one openapi-fetch call through the transport with per-call options and
- * returns its parsed JSON body. The transport has already turned non-2xx
- * answers into errors; what is left to catch is a 2xx body that is not JSON
- * (or, with `validateResponses`, not the documented shape).
+ * Runs one openapi-fetch call through the transport with per-call options,
+ * the body read inside the attempt. Returns openapi-fetch's `data`
+ * (undefined for an empty body) and the status. A 2xx body that is not JSON
+ * throws `FdxResponseError`.
  */
-export async function requestJson<T>(
+export async function requestData(
   pipeline: Pipeline,
   options: RequestOptions | undefined,
   call: (fetch: FetchLike) => Promise<{ data?: unknown }>,
-  check?: ResponseCheck<T>,
-): Promise<T> {
+): Promise<{ data: unknown; status: number }> {
   let status = 0;
   const fetch: FetchLike = async (request) => {
-    const response = await pipeline.transport.send(request, options);
+    const response = await pipeline.transport.send(request, options, { readBody: true });
     status = response.status;
     return response;
   };
-  let data: unknown;
   try {
-    ({ data } = await call(fetch));
+    const { data } = await call(fetch);
+    return { data, status };
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new FdxResponseError(status, [{ path: "", message: `response body is not valid JSON (${error.message})` }], {
@@ -109,11 +125,20 @@ export async function requestJson<T>(
     }
     throw error;
   }
+}
+
+/**
+ * Runs one openapi-fetch call and returns its parsed JSON body: what is left
+ * to catch after the transport is a 2xx body that is empty or not JSON, or
+ * (with `validateResponses`) not the documented shape.
+ */
+export async function requestJson<T>(
+  pipeline: Pipeline,
+  options: RequestOptions | undefined,
+  call: (fetch: FetchLike) => Promise<{ data?: unknown }>,
+  check?: ResponseCheck<T>,
+): Promise<T> {
+  const { data, status } = await requestData(pipeline, options, call);
   if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
-  if (check && pipeline.validateResponses) {
-    const result = check(data);
-    if (!result.ok) throw new FdxResponseError(status, result.issues);
-    return result.value;
-  }
-  return data as T;
+  return check ? checkResponse(pipeline, status, data, check) : (data as T);
 }

@@ -1,4 +1,4 @@
-import { FdxConnectionError, FdxTimeoutError, type FdxError } from "../core/errors/index.js";
+import { FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
@@ -11,20 +11,31 @@ export interface TransportConfig {
   maxRetries: number;
 }
 
+/** How the transport hands back a 2xx response. */
+export interface SendMode {
+  /**
+   * Read the whole body inside the attempt. A connection lost mid-body then
+   * becomes an `FdxConnectionError` (retried for idempotent methods) instead
+   * of a platform error escaping from a later `response.json()`.
+   * Leave off for streamed downloads.
+   */
+  readBody?: boolean;
+}
+
 /**
  * The one request pipeline every call goes through: bearer auth, a timeout
  * per attempt (until headers), the caller's signal, retries, and error
- * mapping. Resolves with a 2xx `Response` whose body is unread; anything else
- * rejects with an `FdxError`.
+ * mapping. Resolves with a 2xx `Response`; anything else rejects with an
+ * `FdxError`.
  */
 export interface Transport {
-  send(request: Request, options?: RequestOptions): Promise<Response>;
+  send(request: Request, options?: RequestOptions, mode?: SendMode): Promise<Response>;
   /** `send` bound to per-call options, in the shape openapi-fetch takes as `fetch`. */
-  fetchFor(options?: RequestOptions): FetchLike;
+  fetchFor(options?: RequestOptions, mode?: SendMode): FetchLike;
 }
 
 export function createTransport(config: TransportConfig): Transport {
-  const send = async (request: Request, options: RequestOptions = {}): Promise<Response> => {
+  const send = async (request: Request, options: RequestOptions = {}, mode: SendMode = {}): Promise<Response> => {
     const { signal } = options;
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
@@ -35,20 +46,26 @@ export function createTransport(config: TransportConfig): Transport {
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) throw abortError(signal);
       const token = await resolveToken(config.token, signal);
-      const headers = new Headers(request.headers);
-      for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-      headers.set("Authorization", `Bearer ${token}`);
+      const headers = requestHeaders(request.headers, options.headers, token);
 
       const outcome = await attempt(config, request, { method, headers, body }, timeoutMs, signal);
       let failure: FdxError;
       let delay: number | undefined;
       if (outcome instanceof Response) {
-        if (outcome.ok) return outcome;
-        const error = await toApiError(outcome, method, request.url);
-        if (!isRetryableStatus(method, error.status)) throw error;
-        failure = error;
-        delay = parseRetryAfter(outcome.headers.get("retry-after"));
-        if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) throw error;
+        if (outcome.ok) {
+          if (!mode.readBody) return outcome;
+          const buffered = await buffer(outcome, method, request.url, signal);
+          if (buffered instanceof Response) return buffered;
+          if (!isRetryableFailure(method)) throw buffered;
+          failure = buffered;
+        } else {
+          const error = await toApiError(outcome, method, request.url);
+          if (signal?.aborted) throw abortError(signal);
+          if (!isRetryableStatus(method, error.status)) throw error;
+          failure = error;
+          delay = parseRetryAfter(outcome.headers.get("retry-after"));
+          if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) throw error;
+        }
       } else {
         if (!isRetryableFailure(method)) throw outcome;
         failure = outcome;
@@ -60,8 +77,27 @@ export function createTransport(config: TransportConfig): Transport {
 
   return {
     send,
-    fetchFor: (options) => (request) => send(request, options),
+    fetchFor: (options, mode) => (request) => send(request, options, mode),
   };
+}
+
+// Header values the platform refuses would otherwise surface as a TypeError
+// quoting the value — the token included.
+function requestHeaders(base: Headers, extra: Record<string, string> | undefined, token: string): Headers {
+  const headers = new Headers(base);
+  for (const [name, value] of Object.entries(extra ?? {})) {
+    try {
+      headers.set(name, value);
+    } catch {
+      throw new FdxValidationError([{ path: `headers.${name}`, message: "is not a valid HTTP header" }]);
+    }
+  }
+  try {
+    headers.set("Authorization", `Bearer ${token}`);
+  } catch {
+    throw new FdxValidationError([{ path: "token", message: "is not usable in an HTTP header (control or non-Latin-1 characters)" }]);
+  }
+  return headers;
 }
 
 /** One HTTP attempt: the Response, or the connection/timeout error (aborts by the caller are thrown). */
@@ -72,14 +108,12 @@ async function attempt(
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<Response | FdxConnectionError> {
-  const controller = new AbortController();
-  // The caller's signal stays linked after the headers arrive, so it can still cancel a streaming body.
-  const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const timeout = new AbortController();
+  const linked = linkSignals(signal, timeout.signal);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    timeout.abort();
   }, timeoutMs);
 
   // Looked up per call: a fetch patched after the client was made (msw, polyfills) is honoured.
@@ -91,33 +125,88 @@ async function attempt(
         headers: init.headers,
         body: init.body,
         redirect: request.redirect,
-        signal: controller.signal,
+        signal: linked.signal,
       }),
     );
   } catch (cause) {
+    linked.release();
     if (signal?.aborted) throw abortError(signal);
-    signal?.removeEventListener("abort", onAbort);
     if (timedOut) {
       return new FdxTimeoutError(`${init.method} ${request.url} timed out after ${timeoutMs} ms waiting for a response`);
     }
     return new FdxConnectionError(`${init.method} ${request.url} failed: ${describe(cause)}`, { cause });
   } finally {
+    // The timeout covers the wait for headers only; the caller's signal stays linked to the body.
     clearTimeout(timer);
   }
 }
 
+/**
+ * One signal that aborts with the caller's or the timeout's. `AbortSignal.any`
+ * leaves no listener on a long-lived caller signal (hundreds of page requests
+ * would otherwise pile them up); older runtimes get a listener instead.
+ */
+function linkSignals(caller: AbortSignal | undefined, timeout: AbortSignal): { signal: AbortSignal; release(): void } {
+  if (!caller) return { signal: timeout, release: () => {} };
+  if (typeof AbortSignal.any === "function") return { signal: AbortSignal.any([caller, timeout]), release: () => {} };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(caller.reason);
+  caller.addEventListener("abort", onAbort, { once: true });
+  timeout.addEventListener("abort", () => controller.abort(timeout.reason), { once: true });
+  return { signal: controller.signal, release: () => caller.removeEventListener("abort", onAbort) };
+}
+
+/** Reads a 2xx body into memory; a failure while reading is a connection error like any other. */
+async function buffer(
+  response: Response,
+  method: string,
+  url: string,
+  signal: AbortSignal | undefined,
+): Promise<Response | FdxConnectionError> {
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await response.arrayBuffer();
+  } catch (cause) {
+    if (signal?.aborted) throw abortError(signal);
+    return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });
+  }
+  // 204/205/304 cannot carry a body, even an empty one.
+  const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
+  return new Response(nullBody ? null : bytes, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 async function resolveToken(token: TokenProvider, signal: AbortSignal | undefined): Promise<string> {
   if (typeof token === "string") return token;
-  const value = token();
-  if (typeof value === "string") return value;
-  if (!signal) return value;
-  // The token function is not covered by the timeout, but the caller can still give up on it.
-  return await new Promise<string>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    value.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+  let value: string | Promise<string>;
+  try {
+    value = token();
+  } catch (error) {
+    throw tokenFailure(error);
+  }
+  if (typeof value !== "string") {
+    // The token function is not covered by the timeout, but the caller can still give up on it.
+    value = await new Promise<string>((resolve, reject) => {
+      const onAbort = () => reject(abortError(signal!));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      Promise.resolve(value)
+        .then(resolve, (error: unknown) => reject(tokenFailure(error)))
+        .finally(() => signal?.removeEventListener("abort", onAbort));
+    });
+  }
+  if (typeof value !== "string" || value === "") {
+    throw new FdxValidationError([{ path: "token", message: "the token function must return a non-empty string" }]);
+  }
+  return value;
+}
+
+/** Every error the SDK throws is an `FdxError`: a failing token function is wrapped, with its error as `cause`. */
+function tokenFailure(error: unknown): FdxError {
+  return error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
 }
 
 // The platform error's own message names the cause (ECONNREFUSED, reset) without request headers.

@@ -1,11 +1,10 @@
 import * as z from "zod/mini";
 import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/subscription.js";
 
 // Input checks run before anything is sent (DESIGN.md §3 "Input checks").
 // zod/mini keeps them out of the way of the browser bundle size.
 
-export const CATEGORIES = ["MAINTENANCE", "CONSENT"] as const;
-export const TYPES = ["SERVICE", "PLANNED_OUTAGE", "CONSENT_UPDATED", "CONSENT_REVOKED"] as const;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** A path id: non-empty, and never `.` or `..` (URL parsers resolve even `%2E%2E` as a parent segment). */

@@ -1,10 +1,18 @@
 import type { RequestOptions } from "../core/options.js";
 import { requestJson, type Pipeline } from "../internal/pipeline.js";
+import { responseCheck } from "../internal/response-check.js";
 import { checkIds } from "../internal/validation.js";
 import type { ConsentGrant } from "../models.js";
+import { consentGrantSchema } from "../schemas/consent.js";
 
+const checkConsent = responseCheck(consentGrantSchema);
+
+/** `client.consents`: consent grant lookup. */
 export interface ConsentsResource {
-  /** The consent grant, e.g. to stop using an account whose consent was `REVOKED`. Sends no body: it is a GET. */
+  /**
+   * The consent grant, e.g. to stop using an account whose consent was `REVOKED`.
+   * Sends no body: it is a GET (the service's body parameters for it belong to an older interface version).
+   */
   get(consentId: string, options?: RequestOptions): Promise<ConsentGrant>;
 }
 
@@ -13,7 +21,12 @@ export function consentsResource(p: Pipeline): ConsentsResource {
     async get(consentId, options) {
       checkIds({ consentId });
       const path = { version: p.versions.consents, consentId };
-      return requestJson(p, options, (fetch) => p.consents.GET("/consents/{version}/{consentId}", { params: { path }, fetch }));
+      return requestJson(
+        p,
+        options,
+        (fetch) => p.consents.GET("/consents/{version}/{consentId}", { params: { path }, fetch }),
+        checkConsent,
+      );
     },
   };
 }

@@ -1,8 +1,13 @@
 import type { RequestOptions } from "../core/options.js";
 import { requestJson, type Pipeline } from "../internal/pipeline.js";
+import { responseCheck } from "../internal/response-check.js";
 import { checkIds } from "../internal/validation.js";
 import type { MaintenanceNotification } from "../models.js";
+import { maintenanceNotificationSchema } from "../schemas/maintenance.js";
 
+const checkMaintenance = responseCheck(maintenanceNotificationSchema);
+
+/** `client.maintenance`: maintenance notification details. */
 export interface MaintenanceResource {
   /** Details of the maintenance notice a webhook's `notificationPayload.id` points to. */
   get(notificationPayloadId: string, options?: RequestOptions): Promise<MaintenanceNotification>;
@@ -13,8 +18,11 @@ export function maintenanceResource(p: Pipeline): MaintenanceResource {
     async get(notificationPayloadId, options) {
       checkIds({ notificationPayloadId });
       const path = { version: p.versions.notifications as "v1", notificationPayloadId };
-      return requestJson(p, options, (fetch) =>
-        p.notifications.GET("/notifications/{version}/maintenance/{notificationPayloadId}", { params: { path }, fetch }),
+      return requestJson(
+        p,
+        options,
+        (fetch) => p.notifications.GET("/notifications/{version}/maintenance/{notificationPayloadId}", { params: { path }, fetch }),
+        checkMaintenance,
       );
     },
   };

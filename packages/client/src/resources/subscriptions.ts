@@ -1,16 +1,22 @@
 import { FdxResponseError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
-import { requestJson, type Pipeline } from "../internal/pipeline.js";
+import { checkResponse, requestData, requestJson, type Pipeline } from "../internal/pipeline.js";
+import { responseCheck } from "../internal/response-check.js";
 import { check, checkIds, subscriptionInputSchema, subscriptionUpdateSchema } from "../internal/validation.js";
 import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
+import { subscriptionArraySchema, subscriptionSchema } from "../schemas/subscription.js";
 
 const MAX_SUBSCRIPTION_ID = 256;
+const checkSubscription = responseCheck(subscriptionSchema);
+const checkSubscriptions = responseCheck(subscriptionArraySchema);
 
+/** `client.subscriptions`: notification subscriptions (`/notifications/{v}/subscriptions`). */
 export interface SubscriptionsResource {
   /** Subscribes `callbackUrl` to a category and type of notification. */
   create(input: SubscriptionInput, options?: RequestOptions): Promise<Subscription>;
-  /** All subscriptions, as an array whatever shape the server wraps them in. */
+  /** All subscriptions, as an array whatever shape the server wraps them in (array, wrapper object, one subscription). */
   list(options?: RequestOptions): Promise<Subscription[]>;
+  /** One subscription by id. */
   get(subscriptionId: string, options?: RequestOptions): Promise<Subscription>;
   /** Changes `callbackUrl`, `effectiveDate` and/or `callbackEmail` (at least one). */
   update(subscriptionId: string, patch: SubscriptionUpdate, options?: RequestOptions): Promise<Subscription>;
@@ -30,56 +36,65 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
     return { version: version(), subscriptionId };
   };
 
+  // Every method is async so that input errors reject the returned promise instead of throwing synchronously.
   return {
-    create(input, options) {
+    async create(input, options) {
       const body = check(inputSchema, input);
-      return requestJson(p, options, (fetch) =>
-        p.notifications.POST("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, body, fetch }),
+      return requestJson(
+        p,
+        options,
+        (fetch) => p.notifications.POST("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, body, fetch }),
+        checkSubscription,
       );
     },
     async list(options) {
-      const data = await requestJson<unknown>(p, options, (fetch) =>
+      const { data, status } = await requestData(p, options, (fetch) =>
         p.notifications.GET("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, fetch }),
       );
-      return toSubscriptionArray(data);
+      return checkResponse(p, status, toSubscriptionArray(data, status), checkSubscriptions);
     },
     async get(subscriptionId, options) {
       const path = idPath(subscriptionId);
-      return requestJson(p, options, (fetch) =>
-        p.notifications.GET("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, fetch }),
+      return requestJson(
+        p,
+        options,
+        (fetch) => p.notifications.GET("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, fetch }),
+        checkSubscription,
       );
     },
     async update(subscriptionId, patch, options) {
       const path = idPath(subscriptionId);
       const body = check(updateSchema, patch);
-      return requestJson(p, options, (fetch) =>
-        p.notifications.PATCH("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, body, fetch }),
+      return requestJson(
+        p,
+        options,
+        (fetch) => p.notifications.PATCH("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, body, fetch }),
+        checkSubscription,
       );
     },
     async delete(subscriptionId, options) {
       const path = idPath(subscriptionId);
-      // 204 has no body and a 200 `{ status }` carries nothing callers need: read neither as JSON.
-      await p.notifications.DELETE("/notifications/{version}/subscriptions/{subscriptionId}", {
-        params: { path },
-        parseAs: "text",
-        fetch: p.transport.fetchFor(options),
-      });
+      // 204 has no body and a 200 `{ status }` carries nothing callers need: read either as text and drop it.
+      await requestData(p, options, (fetch) =>
+        p.notifications.DELETE("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, parseAs: "text", fetch }),
+      );
     },
     async sendTestEvent(subscriptionId, options) {
       checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
-      return requestJson(p, options, (fetch) =>
+      return requestJson<Notification>(p, options, (fetch) =>
         p.notifications.POST("/notifications/{version}/test", {
           params: { path: { version: version() } },
           body: { id: subscriptionId },
           fetch,
         }),
-      ) as Promise<Notification>;
+      );
     },
   };
 }
 
 /** The list response's shape is not shown by the service: an array, a wrapper object, or one subscription. */
-function toSubscriptionArray(data: unknown): Subscription[] {
+function toSubscriptionArray(data: unknown, status: number): Subscription[] {
+  if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
   if (Array.isArray(data)) return data as Subscription[];
   if (typeof data === "object" && data !== null) {
     const record = data as Record<string, unknown>;
@@ -88,5 +103,5 @@ function toSubscriptionArray(data: unknown): Subscription[] {
     if (Array.isArray(wrapped)) return wrapped as Subscription[];
     if (Object.keys(record).length === 0) return [];
   }
-  throw new FdxResponseError(200, [{ path: "", message: "expected an array of subscriptions, a wrapper object or a subscription" }]);
+  throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions, a wrapper object or a subscription" }]);
 }

@@ -1,0 +1,34 @@
+import * as z from "zod/mini";
+import { openEnum } from "../internal/open-enum.js";
+
+export const CONSENT_STATUSES = ["ACTIVE", "EXPIRED", "REVOKED"] as const;
+export const CONSENT_PARTY_TYPES = [
+  "DATA_ACCESS_PLATFORM",
+  "DATA_PROVIDER",
+  "DATA_RECIPIENT",
+  "INDIVIDUAL",
+  "MERCHANT",
+  "VENDOR",
+] as const;
+export const CONSENT_RESOURCE_TYPES = ["ACCOUNT", "CUSTOMER", "DOCUMENT"] as const;
+
+export const consentPartySchema = z.looseObject({
+  name: z.optional(z.string()),
+  type: z.optional(openEnum(CONSENT_PARTY_TYPES)),
+  registeredEntityId: z.optional(z.string()),
+});
+
+export const consentResourceSchema = z.looseObject({
+  resourceType: z.optional(openEnum(CONSENT_RESOURCE_TYPES)),
+  resourceId: z.optional(z.string()),
+  dataClusters: z.optional(z.array(z.string())),
+});
+
+/** An end-user consent grant (§2.6). The service marks no field required. */
+export const consentGrantSchema = z.looseObject({
+  id: z.optional(z.string()),
+  status: z.optional(openEnum(CONSENT_STATUSES)),
+  parties: z.optional(z.array(consentPartySchema)),
+  createdTime: z.optional(z.string()),
+  resources: z.optional(z.array(consentResourceSchema)),
+});

@@ -1,0 +1,38 @@
+import * as z from "zod/mini";
+import { openEnum } from "../internal/open-enum.js";
+
+export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
+
+/** A hateoasLink (§2.5): `href` is required. */
+export const hateoasLinkSchema = z.looseObject({
+  href: z.string(),
+  action: z.optional(openEnum(LINK_ACTIONS)),
+  rel: z.optional(z.string()),
+  types: z.optional(z.array(z.string())),
+});
+
+/** A statement (§2.7). The service marks no field required; `status` is any string (its value list is not shown). */
+export const statementSchema = z.looseObject({
+  accountId: z.optional(z.string()),
+  statementId: z.optional(z.string()),
+  statementDate: z.optional(z.string()),
+  description: z.optional(z.string()),
+  status: z.optional(z.string()),
+  links: z.optional(z.array(hateoasLinkSchema)),
+});
+
+/** A pagination link: absent, null, or with an absent, null or empty `href` when there is no such page. */
+export const pageLinkSchema = z.nullable(z.looseObject({ href: z.optional(z.nullable(z.string())) }));
+
+/** One page of the statement list (§2.8). */
+export const statementListSchema = z.looseObject({
+  links: z.optional(
+    z.nullable(
+      z.looseObject({
+        prev: z.optional(pageLinkSchema),
+        next: z.optional(pageLinkSchema),
+      }),
+    ),
+  ),
+  statements: z.optional(z.array(statementSchema)),
+});
