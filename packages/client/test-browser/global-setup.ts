@@ -1,0 +1,2 @@
+// placeholder until @fdxkit/mock lands
+export default function setup() {}

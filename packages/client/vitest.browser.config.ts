@@ -1,0 +1,38 @@
+import { playwright } from "@vitest/browser-playwright";
+import { defineProject } from "vitest/config";
+
+// The SDK's browser claim, tested in real Chromium: the system browser
+// (/usr/bin/chromium, from apt), never one downloaded by playwright.
+export default defineProject({
+  // mockServiceWorker.js must be served from the origin's root so msw's
+  // worker controls the test pages. Kept out of the published `files`.
+  publicDir: "test-browser/public",
+  test: {
+    name: "client-browser",
+    include: ["test-browser/**/*.test.ts"],
+    // Starts the real @fdxkit/mock server (Node) and provides its URLs to the pages.
+    globalSetup: ["test-browser/global-setup.ts"],
+    testTimeout: 20_000,
+    browser: {
+      enabled: true,
+      headless: true,
+      screenshotFailures: false,
+      provider: playwright({
+        launchOptions: {
+          executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+          args: [
+            "--no-sandbox",
+            "--headless",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+          ],
+        },
+      }),
+      instances: [{ browser: "chromium" }],
+    },
+  },
+});
