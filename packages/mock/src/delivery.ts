@@ -1,0 +1,122 @@
+import type { Notification } from "./types.js";
+
+/** One webhook delivery of a test event, as the mock attempted it. */
+export interface WebhookDelivery {
+  subscriptionId: string;
+  /** The callback URL posted to. */
+  url: string;
+  /** The JSON body posted (the same object the test event call answered). */
+  notification: Notification;
+  /** `pending` until the last attempt settles. */
+  status: "pending" | "delivered" | "failed";
+  /** Attempts made so far (at most `maxAttempts`). */
+  attempts: number;
+  /** HTTP status of the last attempt that got a response. */
+  responseStatus?: number;
+  /** Message of the last network error, if an attempt got no response. */
+  error?: string;
+}
+
+/** How test events are delivered to callback URLs. */
+export interface DeliveryOptions {
+  /** Attempts per delivery, the first included. Default 3. */
+  maxAttempts?: number;
+  /** Wait before the second attempt, doubled for each later one. Default 100 ms. */
+  backoffMs?: number;
+  /** Time limit of one attempt. Default 5000 ms. */
+  timeoutMs?: number;
+  /** The fetch used to post webhooks. Default: `globalThis.fetch`, looked up at each attempt (so msw can intercept it). */
+  fetch?: typeof fetch;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+/**
+ * Posts webhooks in the background and keeps a record of each. Retries happen
+ * on a non-2xx answer or a network error; redirects count as failures, as a
+ * webhook sender should not follow them blindly.
+ */
+export class DeliveryQueue {
+  #records: WebhookDelivery[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #controller = new AbortController();
+  readonly #options: Required<Omit<DeliveryOptions, "fetch">> & Pick<DeliveryOptions, "fetch">;
+
+  constructor(options: DeliveryOptions = {}) {
+    this.#options = {
+      maxAttempts: Math.max(1, options.maxAttempts ?? 3),
+      backoffMs: options.backoffMs ?? 100,
+      timeoutMs: options.timeoutMs ?? 5000,
+      fetch: options.fetch,
+    };
+  }
+
+  /** Snapshots of every delivery since the start (or the last `clear`). */
+  get records(): WebhookDelivery[] {
+    return this.#records.map((record) => ({ ...record }));
+  }
+
+  enqueue(subscriptionId: string, url: string, notification: Notification): void {
+    const record: WebhookDelivery = { subscriptionId, url, notification, status: "pending", attempts: 0 };
+    this.#records.push(record);
+    // deliver() never rejects, so no rejection can go unhandled.
+    const task = this.#deliver(record).finally(() => this.#inFlight.delete(task));
+    this.#inFlight.add(task);
+  }
+
+  /** Resolves once no delivery is pending (including ones started meanwhile). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** Forgets the records; deliveries in flight finish but are no longer listed. */
+  clear(): void {
+    this.#records = [];
+  }
+
+  /** Stops retries and aborts attempts in flight; they end as `failed`. */
+  async dispose(): Promise<void> {
+    this.#controller.abort();
+    await this.idle();
+  }
+
+  async #deliver(record: WebhookDelivery): Promise<void> {
+    const { maxAttempts, backoffMs, timeoutMs } = this.#options;
+    const signal = this.#controller.signal;
+    const body = JSON.stringify(record.notification);
+    for (let attempt = 1; attempt <= maxAttempts && !signal.aborted; attempt++) {
+      record.attempts = attempt;
+      try {
+        const fetchImpl = this.#options.fetch ?? globalThis.fetch;
+        const response = await fetchImpl(record.url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "*/*" },
+          body,
+          redirect: "manual",
+          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+        });
+        record.responseStatus = response.status;
+        delete record.error;
+        await response.body?.cancel().catch(() => undefined);
+        if (response.ok) {
+          record.status = "delivered";
+          return;
+        }
+      } catch (error) {
+        record.error = error instanceof Error ? error.message : String(error);
+      }
+      if (attempt < maxAttempts) await sleep(backoffMs * 2 ** (attempt - 1), signal);
+    }
+    record.status = "failed";
+  }
+}
