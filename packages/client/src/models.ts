@@ -29,5 +29,5 @@ export type HateoasLink = OpenEnums<S["schemas"]["HateoasLink"]>;
 export type Statement = OpenEnums<S["schemas"]["Statement"]>;
 /** One page of the statement list as the service sends it. */
 export type StatementList = OpenEnums<S["schemas"]["StatementList"]>;
-/** A notification: a webhook body, or the sandbox test event's response. */
-export type Notification = OpenEnums<N["schemas"]["Notification"]>;
+// One Notification type for webhooks and the test event: the webhook schema's.
+export type { Notification } from "./schemas/notification.js";

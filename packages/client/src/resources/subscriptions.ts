@@ -4,11 +4,13 @@ import { checkResponse, requestData, requestJson, type Pipeline } from "../inter
 import { responseCheck } from "../internal/response-check.js";
 import { check, checkIds, subscriptionInputSchema, subscriptionUpdateSchema } from "../internal/validation.js";
 import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
+import { notificationSchema } from "../schemas/notification.js";
 import { subscriptionArraySchema, subscriptionSchema } from "../schemas/subscription.js";
 
 const MAX_SUBSCRIPTION_ID = 256;
 const checkSubscription = responseCheck(subscriptionSchema);
 const checkSubscriptions = responseCheck(subscriptionArraySchema);
+const checkNotification = responseCheck(notificationSchema);
 
 /** `client.subscriptions`: notification subscriptions (`/notifications/{v}/subscriptions`). */
 export interface SubscriptionsResource {
@@ -81,12 +83,16 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
     },
     async sendTestEvent(subscriptionId, options) {
       checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
-      return requestJson<Notification>(p, options, (fetch) =>
-        p.notifications.POST("/notifications/{version}/test", {
-          params: { path: { version: version() } },
-          body: { id: subscriptionId },
-          fetch,
-        }),
+      return requestJson<Notification>(
+        p,
+        options,
+        (fetch) =>
+          p.notifications.POST("/notifications/{version}/test", {
+            params: { path: { version: version() } },
+            body: { id: subscriptionId },
+            fetch,
+          }),
+        checkNotification,
       );
     },
   };

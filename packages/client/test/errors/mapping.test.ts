@@ -1,0 +1,174 @@
+import { HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import {
+  createClient,
+  FdxApiError,
+  FdxBadRequestError,
+  FdxErrorCode,
+  FdxInternalServerError,
+  FdxMaintenanceError,
+  FdxMethodNotAllowedError,
+  FdxNotFoundError,
+  FdxNotImplementedError,
+  FdxRateLimitError,
+  FdxUnauthorizedError,
+} from "../../src/index.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../client/support.js";
+
+const { on } = useMsw();
+// No retries: each row is about the mapping of one answer.
+const client = createClient({ baseUrl: `${BASE}/fdx/`, token: TOKEN, maxRetries: 0 });
+const SUBS = `${BASE}/fdx/notifications/v1/subscriptions`;
+const MAINT = `${BASE}/fdx/notifications/v1/maintenance/m-1`;
+
+const input = { category: "MAINTENANCE", type: "SERVICE", callbackUrl: "https://me.test/h" } as const;
+
+// Every row of service-spec §7, on a call it applies to.
+const rows = [
+  { status: 400, code: "401", message: "Invalid Input", cls: FdxBadRequestError, url: SUBS, method: "POST" },
+  { status: 401, code: "1205", message: "Unauthorized", cls: FdxUnauthorizedError, url: SUBS, method: "POST" },
+  { status: 405, code: "1206", message: "Method Not Allowed", cls: FdxMethodNotAllowedError, url: SUBS, method: "POST" },
+  { status: 429, code: "1207", message: "Too Many Requests", cls: FdxRateLimitError, url: SUBS, method: "POST" },
+  { status: 500, code: "500", message: "Internal server error", cls: FdxInternalServerError, url: SUBS, method: "POST" },
+  {
+    status: 501,
+    code: "1106",
+    message: "FdxVersion not supported or not implemented",
+    cls: FdxNotImplementedError,
+    url: SUBS,
+    method: "POST",
+  },
+  { status: 503, code: "503", message: "Scheduled Maintenance", cls: FdxMaintenanceError, url: SUBS, method: "POST" },
+  { status: 404, code: "NotFound", message: "resource not found", cls: FdxNotFoundError, url: MAINT, method: "GET" },
+] as const;
+
+describe("service-spec §7 rows", () => {
+  it.each(rows)("$status / $code → $cls.name with every field", async (row) => {
+    const body = { code: row.code, message: row.message, debugMessage: `debug ${row.status}` };
+    const send = row.method === "POST" ? () => client.subscriptions.create(input) : () => client.maintenance.get("m-1");
+    on(row.method === "POST" ? "post" : "get", row.url, () =>
+      HttpResponse.json(body, { status: row.status, headers: { "x-request-id": "rid-1" } }),
+    );
+    const error = await rejectionOf(send());
+    expect(error).toBeInstanceOf(row.cls);
+    expect(error).toBeInstanceOf(FdxApiError);
+    const e = error as FdxApiError;
+    expect(e.name).toBe(row.cls.name);
+    expect(e.status).toBe(row.status);
+    expect(e.code).toBe(row.code);
+    expect(e.message).toBe(row.message);
+    expect(e.debugMessage).toBe(`debug ${row.status}`);
+    expect(e.body).toEqual(body);
+    expect(e.headers["x-request-id"]).toBe("rid-1");
+    expect(e.method).toBe(row.method);
+    expect(e.url).toBe(row.url);
+  });
+
+  it("normalises the maintenance 400's integer code (401 → \"401\") and has no debugMessage", async () => {
+    on("get", MAINT, () => HttpResponse.json({ code: 401, message: "Invalid input" }, { status: 400 }));
+    const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxBadRequestError;
+    expect(e).toBeInstanceOf(FdxBadRequestError);
+    expect(e.code).toBe("401");
+    expect(e.code).toBe(FdxErrorCode.InvalidInput);
+    expect(e.message).toBe("Invalid input");
+    expect(e.debugMessage).toBeUndefined();
+    expect(e.body).toEqual({ code: 401, message: "Invalid input" });
+  });
+
+  it("maps the maintenance plain-text 405 with no code", async () => {
+    on("get", MAINT, () => HttpResponse.text("Method Not Allowed", { status: 405 }));
+    const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxMethodNotAllowedError;
+    expect(e).toBeInstanceOf(FdxMethodNotAllowedError);
+    expect(e.code).toBeUndefined();
+    expect(e.message).toBe("Method Not Allowed");
+    expect(e.body).toBe("Method Not Allowed");
+  });
+
+  it.each(["Empty Update Request Body", "Invalid Callback URL", "Invalid Callback Email", "Invalid Effective Date"])(
+    "exposes the PATCH debugMessage %s on an FdxBadRequestError",
+    async (debugMessage) => {
+      on("patch", `${SUBS}/s-1`, () =>
+        HttpResponse.json({ code: "401", message: "Invalid Input", debugMessage }, { status: 400 }),
+      );
+      const e = (await rejectionOf(client.subscriptions.update("s-1", { callbackEmail: "a@me.test" }))) as FdxApiError;
+      expect(e).toBeInstanceOf(FdxBadRequestError);
+      expect(e.debugMessage).toBe(debugMessage);
+      expect(e.code).toBe(FdxErrorCode.InvalidInput);
+      expect(e.method).toBe("PATCH");
+    },
+  );
+
+  it("maps DELETE of an unknown id (400, subscription id was not found)", async () => {
+    on("delete", `${SUBS}/gone`, () =>
+      HttpResponse.json(
+        { code: "401", message: "Invalid Input", debugMessage: "subscription id was not found" },
+        { status: 400 },
+      ),
+    );
+    const e = (await rejectionOf(client.subscriptions.delete("gone"))) as FdxBadRequestError;
+    expect(e).toBeInstanceOf(FdxBadRequestError);
+    expect(e.method).toBe("DELETE");
+    expect(e.url).toBe(`${SUBS}/gone`);
+  });
+});
+
+describe("bodies no spec describes", () => {
+  it("an HTML page from a proxy gives a short message from the status text, not the markup", async () => {
+    const page = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>${"<p>nginx</p>".repeat(200)}</body></html>`;
+    on("get", MAINT, () => HttpResponse.html(page, { status: 502, statusText: "Bad Gateway" }));
+    const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxApiError;
+    expect(e).toBeInstanceOf(FdxApiError);
+    expect(e.status).toBe(502);
+    expect(e.code).toBeUndefined();
+    expect(e.message).toBe("Bad Gateway");
+    expect(e.message).not.toContain("<");
+    expect(e.body).toBe(page);
+  });
+
+  it("an empty body gives the status text", async () => {
+    on("get", MAINT, () => new HttpResponse(null, { status: 503, statusText: "Service Unavailable" }));
+    const e = (await rejectionOf(client.maintenance.get("m-1", { maxRetries: 0 }))) as FdxMaintenanceError;
+    expect(e).toBeInstanceOf(FdxMaintenanceError);
+    expect(e.message).toBe("Service Unavailable");
+    expect(e.code).toBeUndefined();
+  });
+
+  it("a long plain-text body is cut to 200 characters", async () => {
+    on("get", MAINT, () => HttpResponse.text("x".repeat(1000), { status: 500 }));
+    const e = (await rejectionOf(client.maintenance.get("m-1", { maxRetries: 0 }))) as FdxApiError;
+    expect(e).toBeInstanceOf(FdxInternalServerError);
+    expect(e.message.length).toBeLessThanOrEqual(201);
+    expect(e.message.startsWith("x".repeat(200))).toBe(true);
+  });
+
+  it("a status without a subclass is a plain FdxApiError", async () => {
+    on("get", MAINT, () => HttpResponse.json({ code: "9999", message: "Forbidden here" }, { status: 403 }));
+    const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxApiError;
+    expect(e.constructor).toBe(FdxApiError);
+    expect(e.code).toBe("9999");
+  });
+
+  it("lets apps branch on FdxErrorCode", async () => {
+    on("post", SUBS, () => HttpResponse.json({ code: "1205", message: "Unauthorized" }, { status: 401 }));
+    const e = await rejectionOf(client.subscriptions.create(input));
+    expect(e instanceof FdxApiError && e.code === FdxErrorCode.Unauthorized).toBe(true);
+  });
+});
+
+describe("FdxRateLimitError", () => {
+  it("carries Retry-After as retryAfterMs", async () => {
+    on("post", SUBS, () =>
+      HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429, headers: { "Retry-After": "120" } }),
+    );
+    const e = (await rejectionOf(client.subscriptions.create(input))) as FdxRateLimitError;
+    expect(e).toBeInstanceOf(FdxRateLimitError);
+    expect(e.retryAfterMs).toBe(120_000);
+    expect(e.code).toBe(FdxErrorCode.TooManyRequests);
+  });
+
+  it("has retryAfterMs undefined without the header", async () => {
+    on("post", SUBS, () => HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429 }));
+    const e = (await rejectionOf(client.subscriptions.create(input))) as FdxRateLimitError;
+    expect(e.retryAfterMs).toBeUndefined();
+  });
+});
