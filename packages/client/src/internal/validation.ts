@@ -5,6 +5,7 @@ import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } fr
 // Input checks run before anything is sent (DESIGN.md §3 "Input checks").
 // zod/mini keeps them out of the way of the browser bundle size.
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** A path id: non-empty, and never `.` or `..` (URL parsers resolve even `%2E%2E` as a parent segment). */
@@ -12,6 +13,8 @@ export function idSchema(maxLength?: number) {
   const base = z.string({ error: "must be a string" }).check(
     z.minLength(1, { error: "must be a non-empty string" }),
     z.refine((v: string) => v !== "." && v !== "..", { error: 'must not be "." or ".."' }),
+    // encodeURIComponent throws on a lone surrogate; reject it here as bad input instead.
+    z.refine((v: string) => !LONE_SURROGATE.test(v), { error: "must be well-formed Unicode" }),
   );
   return maxLength === undefined ? base : base.check(z.maxLength(maxLength, { error: `must be at most ${maxLength} characters` }));
 }
