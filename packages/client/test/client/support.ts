@@ -25,7 +25,14 @@ type Method = "get" | "post" | "patch" | "delete" | "put" | "all";
 export function useMsw() {
   const server = setupServer();
   const seen: Seen[] = [];
-  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  beforeAll(() =>
+    server.listen({
+      // Real servers on 127.0.0.1 in the same file are reached for real.
+      onUnhandledRequest: (request, print) => {
+        if (new URL(request.url).hostname !== "127.0.0.1") print.error();
+      },
+    }),
+  );
   afterEach(() => {
     server.resetHandlers();
     seen.length = 0;
