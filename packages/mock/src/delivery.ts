@@ -29,18 +29,6 @@ export interface DeliveryOptions {
   fetch?: typeof fetch;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
-}
-
 /**
  * Posts webhooks in the background and keeps a record of each. Retries happen
  * on a non-2xx answer or a network error; redirects count as failures, as a
@@ -49,7 +37,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export class DeliveryQueue {
   #records: WebhookDelivery[] = [];
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #controller = new AbortController();
+  // Plain sets instead of listeners on one shared AbortSignal, which would
+  // pile up (and warn) with many deliveries in flight.
+  readonly #attempts = new Set<AbortController>();
+  readonly #sleepers = new Set<() => void>();
+  #disposed = false;
   readonly #options: Required<Omit<DeliveryOptions, "fetch">> & Pick<DeliveryOptions, "fetch">;
 
   constructor(options: DeliveryOptions = {}) {
@@ -86,28 +78,55 @@ export class DeliveryQueue {
 
   /** Stops retries and aborts attempts in flight; they end as `failed`. */
   async dispose(): Promise<void> {
-    this.#controller.abort();
+    this.#disposed = true;
+    for (const attempt of this.#attempts) attempt.abort(new Error("The mock was closed"));
+    for (const wake of this.#sleepers) wake();
     await this.idle();
   }
 
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#sleepers.add(wake);
+    });
+  }
+
+  /** One POST; its response, or the reason it got none. */
+  async #post(url: string, body: string): Promise<Response> {
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new Error(`No response within ${this.#options.timeoutMs} ms`)), this.#options.timeoutMs);
+    this.#attempts.add(attempt);
+    try {
+      const fetchImpl = this.#options.fetch ?? globalThis.fetch;
+      const response = await fetchImpl(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "*/*" },
+        body,
+        redirect: "manual",
+        signal: attempt.signal,
+      });
+      await response.body?.cancel().catch(() => undefined);
+      return response;
+    } finally {
+      clearTimeout(timer);
+      this.#attempts.delete(attempt);
+    }
+  }
+
   async #deliver(record: WebhookDelivery): Promise<void> {
-    const { maxAttempts, backoffMs, timeoutMs } = this.#options;
-    const signal = this.#controller.signal;
+    const { maxAttempts, backoffMs } = this.#options;
     const body = JSON.stringify(record.notification);
-    for (let attempt = 1; attempt <= maxAttempts && !signal.aborted; attempt++) {
+    for (let attempt = 1; attempt <= maxAttempts && !this.#disposed; attempt++) {
       record.attempts = attempt;
       try {
-        const fetchImpl = this.#options.fetch ?? globalThis.fetch;
-        const response = await fetchImpl(record.url, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "*/*" },
-          body,
-          redirect: "manual",
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        });
+        const response = await this.#post(record.url, body);
         record.responseStatus = response.status;
         delete record.error;
-        await response.body?.cancel().catch(() => undefined);
         if (response.ok) {
           record.status = "delivered";
           return;
@@ -115,7 +134,7 @@ export class DeliveryQueue {
       } catch (error) {
         record.error = error instanceof Error ? error.message : String(error);
       }
-      if (attempt < maxAttempts) await sleep(backoffMs * 2 ** (attempt - 1), signal);
+      if (attempt < maxAttempts && !this.#disposed) await this.#sleep(backoffMs * 2 ** (attempt - 1));
     }
     record.status = "failed";
   }
