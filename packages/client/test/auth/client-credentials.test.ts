@@ -1,0 +1,221 @@
+import { inspect } from "node:util";
+import { HttpResponse, delay } from "msw";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  clientCredentials,
+  createClient,
+  FdxApiError,
+  FdxBadRequestError,
+  FdxConnectionError,
+  FdxError,
+  FdxResponseError,
+  FdxUnauthorizedError,
+  FdxValidationError,
+} from "../../src/index.js";
+import { BASE, rejectionOf, refusedPort, useMsw } from "../client/support.js";
+
+const { on, seen } = useMsw();
+const TOKEN_URL = "https://auth.test/oauth2/token";
+const SECRET = "s3cr:t/+ü%-Very-Secret";
+// RFC 6749 §2.3.1: each part form-urlencoded, then base64("id:secret").
+const EXPECTED_BASIC = Buffer.from("my+client:s3cr%3At%2F%2B%C3%BC%25-Very-Secret").toString("base64");
+
+const options = { tokenUrl: TOKEN_URL, clientId: "my client", clientSecret: SECRET, scope: "notifications consents" };
+// Made before msw listens: the fetch must be looked up at call time.
+const early = clientCredentials(options);
+
+let issued = 0;
+const grant = (expiresIn?: number) => () => HttpResponse.json({ access_token: `at-${++issued}`, token_type: "Bearer", expires_in: expiresIn });
+
+afterEach(() => {
+  vi.useRealTimers();
+  issued = 0;
+});
+
+function expectNoSecret(error: unknown) {
+  expect(error).toBeInstanceOf(FdxError);
+  const e = error as Error;
+  for (const view of [e.message, e.stack ?? "", String(e), JSON.stringify(e), inspect(e, { depth: 10 })]) {
+    expect(view).not.toContain(SECRET);
+    expect(view).not.toContain("Very-Secret");
+    expect(view).not.toContain(EXPECTED_BASIC);
+  }
+}
+
+describe("the token request", () => {
+  it("POSTs the client-credentials grant with HTTP Basic client authentication", async () => {
+    on("post", TOKEN_URL, grant(3600));
+    await expect(early()).resolves.toBe("at-1");
+    expect(seen).toHaveLength(1);
+    const [req] = seen;
+    expect(req?.method).toBe("POST");
+    expect(req?.headers.authorization).toBe(`Basic ${EXPECTED_BASIC}`);
+    expect(req?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(req?.body).toBe("grant_type=client_credentials&scope=notifications+consents");
+  });
+
+  it("joins a scope array with spaces and sends no scope when none is given", async () => {
+    on("post", TOKEN_URL, grant(3600));
+    await clientCredentials({ ...options, scope: ["a", "b"] })();
+    await clientCredentials({ tokenUrl: TOKEN_URL, clientId: "id", clientSecret: "pw" })();
+    expect(seen.map((s) => s.body)).toEqual(["grant_type=client_credentials&scope=a+b", "grant_type=client_credentials"]);
+  });
+
+  it("uses a custom fetch when given one", async () => {
+    const urls: string[] = [];
+    const tokens = clientCredentials({
+      ...options,
+      fetch: async (request: Request) => {
+        urls.push(request.url);
+        return Response.json({ access_token: "custom", expires_in: 60 });
+      },
+    });
+    await expect(tokens()).resolves.toBe("custom");
+    expect(urls).toEqual([TOKEN_URL]);
+  });
+});
+
+describe("caching", () => {
+  it("reuses the token until shortly before expires_in, then fetches a new one", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const start = new Date("2024-06-01T00:00:00Z").getTime();
+    vi.setSystemTime(start);
+    on("post", TOKEN_URL, grant(3600));
+    const tokens = clientCredentials(options);
+    expect(await tokens()).toBe("at-1");
+    vi.setSystemTime(start + 3_569_000); // 31 s before expiry: still good
+    expect(await tokens()).toBe("at-1");
+    vi.setSystemTime(start + 3_571_000); // inside the 30 s margin
+    expect(await tokens()).toBe("at-2");
+    expect(seen).toHaveLength(2);
+  });
+
+  it("refreshes a short-lived token at 90 % of its lifetime", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const start = Date.now();
+    on("post", TOKEN_URL, grant(10));
+    const tokens = clientCredentials(options);
+    await tokens();
+    vi.setSystemTime(start + 8_500);
+    expect(await tokens()).toBe("at-1");
+    vi.setSystemTime(start + 9_100);
+    expect(await tokens()).toBe("at-2");
+  });
+
+  it("makes concurrent callers share one token request", async () => {
+    on("post", TOKEN_URL, async () => {
+      await delay(30);
+      return grant(3600)();
+    });
+    const tokens = clientCredentials(options);
+    const all = await Promise.all(Array.from({ length: 8 }, () => tokens()));
+    expect(new Set(all)).toEqual(new Set(["at-1"]));
+    expect(seen).toHaveLength(1);
+  });
+
+  it("does not cache a failure: the next call asks again", async () => {
+    on("post", TOKEN_URL, (_, n) =>
+      n === 1 ? HttpResponse.json({ error: "temporarily_unavailable" }, { status: 503 }) : grant(3600)(),
+    );
+    const tokens = clientCredentials(options);
+    await expect(tokens()).rejects.toBeInstanceOf(FdxApiError);
+    await expect(tokens()).resolves.toBe("at-1");
+  });
+});
+
+describe("failures are typed and secret-free", () => {
+  it.each([
+    [400, FdxBadRequestError, "invalid_client", "Client authentication failed"],
+    [401, FdxUnauthorizedError, "invalid_client", "Unknown client"],
+    [400, FdxBadRequestError, "invalid_scope", undefined],
+  ] as const)("%i %s → code and message from error/error_description", async (status, cls, code, description) => {
+    on("post", TOKEN_URL, () => HttpResponse.json({ error: code, error_description: description }, { status }));
+    const error = (await rejectionOf(clientCredentials(options)())) as FdxApiError;
+    expect(error).toBeInstanceOf(cls);
+    expect(error.status).toBe(status);
+    expect(error.code).toBe(code);
+    expect(error.message).toBe(description ?? code);
+    expect(error.url).toBe(TOKEN_URL);
+    expect(error.method).toBe("POST");
+    expectNoSecret(error);
+  });
+
+  it("redacts a secret the server echoes back", async () => {
+    on("post", TOKEN_URL, async ({ headers }) =>
+      HttpResponse.json(
+        { error: "invalid_client", error_description: `bad secret ${SECRET} in ${headers.get("authorization")}` },
+        { status: 401 },
+      ),
+    );
+    const error = await rejectionOf(clientCredentials(options)());
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expectNoSecret(error);
+  });
+
+  it("a refused connection is an FdxConnectionError without the secret", async () => {
+    const port = await refusedPort();
+    const error = await rejectionOf(clientCredentials({ ...options, tokenUrl: `http://127.0.0.1:${port}/token` })());
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expectNoSecret(error);
+  });
+
+  it("a custom fetch whose error quotes the request keeps it out of the cause", async () => {
+    const tokens = clientCredentials({
+      ...options,
+      fetch: async (request: Request) => {
+        throw new Error(`cannot send ${request.headers.get("authorization")} with ${await request.text()}`);
+      },
+    });
+    const error = (await rejectionOf(tokens())) as FdxConnectionError;
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expect(error.cause).toBeUndefined();
+    expectNoSecret(error);
+  });
+
+  it("a 200 without access_token is an FdxResponseError", async () => {
+    on("post", TOKEN_URL, () => HttpResponse.json({ token_type: "Bearer" }));
+    const error = (await rejectionOf(clientCredentials(options)())) as FdxResponseError;
+    expect(error).toBeInstanceOf(FdxResponseError);
+    expect(error.issues[0]?.path).toBe("access_token");
+  });
+
+  it("rejects unusable options up front without echoing the secret", () => {
+    let error: unknown;
+    try {
+      clientCredentials({ tokenUrl: "/token", clientId: "", clientSecret: SECRET });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues.map((i) => i.path)).toEqual(["tokenUrl", "clientId"]);
+    expectNoSecret(error);
+  });
+});
+
+describe("with createClient", () => {
+  it("authenticates every attempt with the cached access token", async () => {
+    on("post", TOKEN_URL, grant(3600));
+    on("get", `${BASE}/consents/v1/c-1`, (_, n) =>
+      n === 1
+        ? HttpResponse.json({ code: "503", message: "Scheduled Maintenance" }, { status: 503, headers: { "Retry-After": "0" } })
+        : HttpResponse.json({ id: "c-1", status: "ACTIVE" }),
+    );
+    const tokens = clientCredentials(options);
+    const provider = vi.fn(tokens);
+    const client = createClient({ baseUrl: BASE, token: provider });
+    await expect(client.consents.get("c-1")).resolves.toEqual({ id: "c-1", status: "ACTIVE" });
+    expect(provider).toHaveBeenCalledTimes(2); // once per attempt
+    const api = seen.filter((s) => s.url.startsWith(BASE));
+    expect(api.map((s) => s.headers.authorization)).toEqual(["Bearer at-1", "Bearer at-1"]);
+    expect(seen.filter((s) => s.url === TOKEN_URL)).toHaveLength(1);
+  });
+
+  it("a failing token request rejects the call with the token error and sends no API request", async () => {
+    on("post", TOKEN_URL, () => HttpResponse.json({ error: "invalid_client" }, { status: 401 }));
+    const client = createClient({ baseUrl: BASE, token: clientCredentials(options) });
+    const error = await rejectionOf(client.consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expect((error as FdxUnauthorizedError).url).toBe(TOKEN_URL);
+    expect(seen.filter((s) => s.url.startsWith(BASE))).toHaveLength(0);
+  });
+});
