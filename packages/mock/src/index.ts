@@ -1,8 +1,8 @@
 /**
  * @fdxkit/mock: an in-memory sandbox of the FDX notifications, consents and
  * statements service, served as a real HTTP server (`startMockServer`) or as
- * msw handlers (`createMockHandlers`; msw is an optional peer dependency,
- * needed only by that function's module).
+ * msw handlers (`createMockHandlers`). msw is an optional peer dependency:
+ * this entry imports it; `@fdxkit/mock/server` does not.
  * @packageDocumentation
  */
 export * from "./browser.js";
