@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "packages/client/vitest.browser.config.ts"],
+    projects: ["packages/*/vitest.config.ts", "packages/client/vitest.browser.config.ts", "examples/browser/vitest.config.ts"],
     coverage: {
       provider: "v8",
       include: ["packages/client/src/**", "packages/mock/src/**"],
