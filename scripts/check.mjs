@@ -17,6 +17,8 @@ const gates = [
   ["generated types up to date", `${pnpm} run generate:check`],
   ["build", `${pnpm} run build`],
   ["typecheck", `${pnpm} run typecheck`],
+  ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
+  ["package gates: publint, attw --pack", "node scripts/check-packages.mjs"],
 ];
 
 let passed = 0;

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// A fresh consumer app: packs the published packages as npm would ship them,
+// installs the tarballs with npm into a temporary app outside the workspace,
+// then typechecks and runs a small ESM and a small CJS program against the
+// sandbox. Proves what users `npm install` works, not only the workspace.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const app = mkdtempSync(path.join(tmpdir(), "fdxkit-consumer-"));
+const pnpm = (process.env.PNPM ?? "pnpm").split(" ");
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+
+try {
+  for (const dir of ["packages/client", "packages/mock"]) {
+    run(pnpm[0], [...pnpm.slice(1), "pack", "--pack-destination", app], path.join(root, dir));
+  }
+  const tarballs = readdirSync(app).filter((f) => f.endsWith(".tgz"));
+  writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "consumer", private: true }, null, 2));
+  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs.map((t) => `./${t}`)], app);
+
+  writeFileSync(
+    path.join(app, "esm.mts"),
+    `import { createClient, FdxApiError, FdxErrorCode, type Statement } from "@fdxkit/client";
+import { parseNotification } from "@fdxkit/client/webhooks";
+import { saveStatement } from "@fdxkit/client/node";
+import { startMockServer } from "@fdxkit/mock";
+
+const mock = await startMockServer({ port: 0 });
+try {
+  const client = createClient({ baseUrl: mock.baseUrl, productsUrl: mock.productsUrl, token: mock.token });
+  const consent = await client.consents.get(mock.seed.consents[0]!.id!);
+  const statements: Statement[] = await client.statements
+    .list({ providerId: mock.seed.providerId, accountId: mock.seed.accounts[0]!.accountId })
+    .toArray({ max: 3 });
+  const document = await client.statements.download(statements[0]!);
+  const bytes = new Uint8Array(await document.arrayBuffer());
+  const bad = await createClient({ baseUrl: mock.baseUrl, token: "wrong" }).subscriptions.list().catch((e: unknown) => e);
+  if (!(bad instanceof FdxApiError) || bad.code !== FdxErrorCode.Unauthorized) throw new Error("expected 1205");
+  if (typeof parseNotification !== "function" || typeof saveStatement !== "function") throw new Error("entries");
+  console.log("esm ok", consent.status, statements.length, new TextDecoder().decode(bytes.slice(0, 5)));
+} finally {
+  await mock.close();
+}
+`,
+  );
+  writeFileSync(
+    path.join(app, "cjs.cts"),
+    `import { createClient, FdxError, FdxNotFoundError } from "@fdxkit/client";
+import { startMockServer } from "@fdxkit/mock";
+
+async function main(): Promise<void> {
+  const mock = await startMockServer({ port: 0 });
+  try {
+    const client = createClient({ baseUrl: mock.baseUrl, token: mock.token });
+    const error = await client.maintenance.get("no-such-notice").catch((e: unknown) => e);
+    if (!(error instanceof FdxNotFoundError) || !(error instanceof FdxError)) throw new Error("expected FdxNotFoundError");
+    console.log("cjs ok", error.status, error.code);
+  } finally {
+    await mock.close();
+  }
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
+`,
+  );
+  writeFileSync(
+    path.join(app, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        types: ["node"],
+        lib: ["ES2022", "DOM"],
+        outDir: "out",
+      },
+      files: ["esm.mts", "cjs.cts"],
+    }),
+  );
+  // The workspace's TypeScript and Node types, so the app needs nothing beyond the tarballs.
+  const tsc = path.join(root, "node_modules/typescript/bin/tsc");
+  run("ln", ["-s", path.join(root, "node_modules/@types"), path.join(app, "node_modules/@types")], app);
+  run(process.execPath, [tsc, "-p", "tsconfig.json"], app);
+  process.stdout.write(run(process.execPath, ["out/esm.mjs"], app));
+  process.stdout.write(run(process.execPath, ["out/cjs.cjs"], app));
+  console.log(`✔ consumer app (${tarballs.join(", ")}) typechecks and runs as ESM and CJS`);
+} finally {
+  rmSync(app, { recursive: true, force: true });
+}
