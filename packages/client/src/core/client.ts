@@ -1,6 +1,7 @@
 import { createPipeline } from "../internal/pipeline.js";
 import { consentsResource, type ConsentsResource } from "../resources/consents.js";
 import { maintenanceResource, type MaintenanceResource } from "../resources/maintenance.js";
+import { statementsResource, type StatementsResource } from "../resources/statements.js";
 import { subscriptionsResource, type SubscriptionsResource } from "../resources/subscriptions.js";
 import type { ClientOptions } from "./options.js";
 
@@ -9,6 +10,7 @@ export interface FdxClient {
   subscriptions: SubscriptionsResource;
   maintenance: MaintenanceResource;
   consents: ConsentsResource;
+  statements: StatementsResource;
 }
 
 /**
@@ -25,5 +27,6 @@ export function createClient(options: ClientOptions): FdxClient {
     subscriptions: subscriptionsResource(pipeline),
     maintenance: maintenanceResource(pipeline),
     consents: consentsResource(pipeline),
+    statements: statementsResource(pipeline),
   };
 }

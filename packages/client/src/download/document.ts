@@ -1,0 +1,59 @@
+import { guardBody } from "./body.js";
+
+/**
+ * A downloaded statement. `body` is the response stream itself: the SDK reads
+ * nothing ahead, so a large PDF never sits in memory unless you ask for it.
+ * Consume the body once — through `body`, `arrayBuffer()` or `blob()` (or
+ * `saveStatement` from `@fdxkit/client/node`) — or `body.cancel()` it to
+ * release the connection. Errors while reading are `FdxError`s:
+ * `FdxAbortError` for the caller's signal, `FdxConnectionError` for a cut.
+ */
+export interface StatementDocument {
+  /** The response's media type, e.g. `application/pdf` (`application/octet-stream` when the server names none). */
+  contentType: string;
+  /** Size in bytes announced by the server, when it announced one for the bytes you will read. */
+  contentLength: number | undefined;
+  /** The document's bytes, streamed. */
+  body: ReadableStream<Uint8Array>;
+  /** Reads the whole body into memory. */
+  arrayBuffer(): Promise<ArrayBuffer>;
+  /** Reads the whole body into a `Blob` typed with `contentType` (e.g. for `URL.createObjectURL`). */
+  blob(): Promise<Blob>;
+}
+
+export function toDocument(response: Response, url: string, signal: AbortSignal | undefined): StatementDocument {
+  const contentType = response.headers.get("content-type") || "application/octet-stream";
+  const body = guardBody(response.body, signal, url);
+  const chunks = async (): Promise<Uint8Array[]> => {
+    const out: Uint8Array[] = [];
+    const reader = body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
+    return out;
+  };
+  return {
+    contentType,
+    contentLength: announcedLength(response.headers),
+    body,
+    async arrayBuffer() {
+      const parts = await chunks();
+      const bytes = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+      let offset = 0;
+      for (const part of parts) {
+        bytes.set(part, offset);
+        offset += part.byteLength;
+      }
+      return bytes.buffer;
+    },
+    async blob() {
+      return new Blob((await chunks()) as BlobPart[], { type: contentType });
+    },
+  };
+}
+
+// fetch decodes gzip/br bodies, after which Content-Length no longer counts the bytes read.
+function announcedLength(headers: Headers): number | undefined {
+  const encoding = headers.get("content-encoding");
+  if (encoding && encoding.toLowerCase() !== "identity") return undefined;
+  const value = headers.get("content-length");
+  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+}

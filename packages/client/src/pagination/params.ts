@@ -1,0 +1,91 @@
+import * as z from "zod/mini";
+import { FdxValidationError } from "../core/errors/index.js";
+import { idSchema, isCalendarDate, toIssues } from "../internal/validation.js";
+
+/** Parameters of `statements.list`. Only `providerId` and `accountId` are required; omitted ones are not sent. */
+export interface StatementListParams {
+  providerId: string;
+  accountId: string;
+  /**
+   * Start of the range: a `Date` or an ISO 8601 string, sent as ISO 8601 UTC
+   * (`new Date(x).toISOString()`). As with `Date`, a date-only string is UTC
+   * and a date-time without an offset is local time: add `Z` to be explicit.
+   */
+  startTime?: Date | string;
+  /** End of the range, like `startTime`. Must not be before `startTime`. */
+  endTime?: Date | string;
+  /** Items to skip (an integer >= 0), or the opaque cursor string some providers use. */
+  offset?: number | string;
+  /** Maximum statements per page, an integer >= 1. */
+  limit?: number;
+}
+
+/** The first request's path and query, checked and serialisable. */
+export interface ListRequest {
+  path: { providerId: string; accountId: string };
+  query: { startTime?: string; endTime?: string; offset?: number | string; limit?: number };
+}
+
+// ISO 8601 as the service uses it: a date, optionally a time, optionally an offset.
+const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+function toInstant(value: Date | string): Date | undefined {
+  if (typeof value === "string") {
+    const match = ISO_8601.exec(value);
+    // Date parses "2025-02-30" as March 2 and "March 5" as a date: neither is what the caller meant.
+    if (!match || !isCalendarDate(match[1]!)) return undefined;
+  }
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+const time = z.union([z.date(), z.string()], { error: "must be a Date or an ISO 8601 string" }).check(
+  z.refine((v: Date | string) => toInstant(v) !== undefined, { error: "must be a valid date (Date or ISO 8601 string)" }),
+);
+
+const paramsSchema = z
+  .object(
+    {
+      providerId: idSchema(),
+      accountId: idSchema(),
+      startTime: z.optional(time),
+      endTime: z.optional(time),
+      offset: z.optional(
+        z.union([z.number(), z.string()], { error: "must be an integer >= 0 or a cursor string" }).check(
+          z.refine((v: number | string) => (typeof v === "number" ? Number.isSafeInteger(v) && v >= 0 : v !== ""), {
+            error: "must be an integer >= 0 or a non-empty cursor string",
+          }),
+        ),
+      ),
+      limit: z.optional(
+        z.number({ error: "must be an integer >= 1" }).check(
+          z.refine((v: number) => Number.isSafeInteger(v) && v >= 1, { error: "must be an integer >= 1" }),
+        ),
+      ),
+    },
+    { error: "must be an object with providerId and accountId" },
+  )
+  .check(
+    z.refine(
+      (v) => {
+        const start = v.startTime === undefined ? undefined : toInstant(v.startTime);
+        const end = v.endTime === undefined ? undefined : toInstant(v.endTime);
+        return !start || !end || start.getTime() <= end.getTime();
+      },
+      { error: "must not be after endTime", path: ["startTime"] },
+    ),
+  );
+
+/** Checks `statements.list` parameters; throws `FdxValidationError` listing every bad one. */
+export function toListRequest(params: StatementListParams): ListRequest {
+  const result = z.safeParse(paramsSchema, params);
+  if (!result.success) throw new FdxValidationError(toIssues(result.error.issues));
+  const { providerId, accountId, startTime, endTime, offset, limit } = result.data;
+  const query: ListRequest["query"] = {};
+  // Built key by key: an absent parameter is not sent at all.
+  if (startTime !== undefined) query.startTime = toInstant(startTime)!.toISOString();
+  if (endTime !== undefined) query.endTime = toInstant(endTime)!.toISOString();
+  if (offset !== undefined) query.offset = offset;
+  if (limit !== undefined) query.limit = limit;
+  return { path: { providerId, accountId }, query };
+}

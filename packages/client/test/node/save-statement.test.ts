@@ -1,0 +1,119 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createClient, FdxAbortError, FdxConnectionError } from "../../src/index.js";
+import { saveStatement } from "../../src/node/index.js";
+import { startServer, type Handler, type TestServer } from "../statements/helpers.js";
+
+const BYTES = randomBytes(256 * 1024);
+
+let dir: string;
+const servers: TestServer[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "fdxkit-save-"));
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function download(handler: Handler, signal?: AbortSignal) {
+  const server = await startServer(handler);
+  servers.push(server);
+  const client = createClient({ baseUrl: server.origin, token: "tkn", maxRetries: 0 });
+  return client.statements.download("/statements/v2/P/A/S", { signal });
+}
+
+/** Sends the headers (announcing all of BYTES) and the first `sent` bytes, then lets `after` decide. */
+function partial(sent: number, after: (res: ServerResponse) => void): Handler {
+  return (_req, res) => {
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": BYTES.length });
+    res.write(BYTES.subarray(0, sent), () => after(res));
+  };
+}
+
+describe("saveStatement", () => {
+  it("writes the exact bytes and reports where and how many", async () => {
+    const document = await download((_req, res) => {
+      res.writeHead(200, { "content-type": "application/pdf", "content-length": BYTES.length });
+      res.end(BYTES);
+    });
+    const target = join(dir, "2025-01.pdf");
+    const saved = await saveStatement(document, target);
+    expect(saved).toEqual({ path: target, bytes: BYTES.length });
+    expect(sha256(await readFile(target))).toBe(sha256(BYTES));
+    expect(await readdir(dir)).toEqual(["2025-01.pdf"]);
+  });
+
+  it("replaces an existing file once the new one is complete", async () => {
+    const target = join(dir, "s.pdf");
+    await writeFile(target, "old");
+    const document = await download((_req, res) => res.end(BYTES));
+    await saveStatement(document, target);
+    expect(sha256(await readFile(target))).toBe(sha256(BYTES));
+    expect(await readdir(dir)).toEqual(["s.pdf"]);
+  });
+
+  it("rejects with FdxConnectionError when the connection is cut mid-body, leaving nothing behind", async () => {
+    const document = await download(partial(64 * 1024, (res) => res.socket?.destroy()));
+    const target = join(dir, "cut.pdf");
+    const error = await saveStatement(document, target).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expect((error as FdxConnectionError).cause).toBeDefined();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("keeps an existing file intact when the download fails", async () => {
+    const target = join(dir, "keep.pdf");
+    await writeFile(target, "previous statement");
+    const document = await download(partial(1024, (res) => res.socket?.destroy()));
+    await expect(saveStatement(document, target)).rejects.toBeInstanceOf(FdxConnectionError);
+    expect(await readFile(target, "utf8")).toBe("previous statement");
+    expect(await readdir(dir)).toEqual(["keep.pdf"]);
+  });
+
+  it("rejects with FdxAbortError when the signal aborts mid-body, and removes the partial file", async () => {
+    const controller = new AbortController();
+    const document = await download(
+      partial(64 * 1024, () => {}),
+      controller.signal,
+    );
+    const target = join(dir, "aborted.pdf");
+    const saving = saveStatement(document, target);
+    await untilPartialFileHasBytes();
+    controller.abort();
+    await expect(saving).rejects.toBeInstanceOf(FdxAbortError);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("rejects with the file system's error when the directory does not exist, and releases the download", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const document = await download(
+      partial(1024, (res) => {
+        res.on("close", closed);
+      }),
+    );
+    const error = await saveStatement(document, join(dir, "missing", "s.pdf")).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ENOENT" });
+    await connectionClosed;
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+// Deep equality over 256 KiB byte by byte is slow; a digest compares the same thing.
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Waits until the temporary `.part` file holds some of the body, so the abort lands mid-stream. */
+async function untilPartialFileHasBytes(): Promise<void> {
+  for (;;) {
+    const part = (await readdir(dir)).find((name) => name.endsWith(".part"));
+    if (part && (await stat(join(dir, part)).catch(() => undefined))?.size) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

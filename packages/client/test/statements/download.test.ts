@@ -1,0 +1,202 @@
+// Downloads against a real HTTP server: exact paths, headers, streaming, errors.
+import type { ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createClient,
+  FdxAbortError,
+  FdxApiError,
+  FdxInternalServerError,
+  FdxLinkError,
+  FdxNotFoundError,
+  FdxValidationError,
+  type Statement,
+} from "../../src/index.js";
+import { json, startServer, type Handler, type TestServer } from "./helpers.js";
+
+const PDF = Buffer.from("%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n");
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(handler: Handler): Promise<TestServer> {
+  const server = await startServer(handler);
+  servers.push(server);
+  return server;
+}
+
+/** Answers every request with the PDF, whatever the path. */
+const pdf: Handler = (_req, res) => {
+  res.writeHead(200, { "content-type": "application/pdf", "content-length": PDF.length });
+  res.end(PDF);
+};
+
+function clientFor(server: TestServer, options: { timeoutMs?: number } = {}) {
+  return createClient({ baseUrl: server.origin, productsUrl: `${server.origin}/products/`, token: "tkn-secret", maxRetries: 0, ...options });
+}
+
+async function read(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+describe("what is requested", () => {
+  it("downloads a tokenized statement id through its link, unchanged", async () => {
+    const server = await serve(pdf);
+    const href = "/products/statements/v2/P/A/stmt%3A2025%7C01%2Fx%20y";
+    const statement: Statement = { statementId: "stmt:2025|01/x y", links: [{ href, action: "GET", types: ["application/pdf"] }] };
+    const document = await clientFor(server).statements.download(statement);
+    expect(await read(document.body)).toEqual(PDF);
+    expect(server.urls()).toEqual([href]);
+    expect(server.received[0]!.headers.authorization).toBe("Bearer tkn-secret");
+  });
+
+  it("sends Accept: application/pdf by default and the accept option when given", async () => {
+    const server = await serve(pdf);
+    const statements = clientFor(server).statements;
+    await (await statements.download("/products/x")).arrayBuffer();
+    await (await statements.download("/products/x", { accept: "image/png" })).arrayBuffer();
+    await (await statements.download("/products/x", { accept: "image/png", headers: { accept: "text/plain" } })).arrayBuffer();
+    expect(server.received.map((r) => r.headers.accept)).toEqual(["application/pdf", "image/png", "image/png"]);
+  });
+
+  it("picks the statement's GET link that offers the wanted media type", async () => {
+    const server = await serve(pdf);
+    const statement: Statement = {
+      links: [
+        { href: "/products/doc.png", action: "GET", types: ["image/png"] },
+        { href: "/products/doc-post", action: "POST", types: ["application/pdf"] },
+        { href: "/products/doc.pdf", types: ["application/pdf"] },
+      ],
+    };
+    const statements = clientFor(server).statements;
+    await (await statements.download(statement)).arrayBuffer();
+    await (await statements.download(statement, { accept: "image/png" })).arrayBuffer();
+    await (await statements.download(statement, { accept: "image/jpeg" })).arrayBuffer();
+    expect(server.urls()).toEqual(["/products/doc.pdf", "/products/doc.png", "/products/doc.png"]);
+  });
+
+  it("percent-encodes each of { providerId, accountId, statementId } as a path segment", async () => {
+    const server = await serve(pdf);
+    await (await clientFor(server).statements.download({ providerId: "p/1", accountId: "a b", statementId: "s:1|x/../y" })).arrayBuffer();
+    expect(server.urls()).toEqual(["/products/statements/v2/p%2F1/a%20b/s%3A1%7Cx%2F..%2Fy"]);
+  });
+
+  it("rejects unusable targets before sending anything", async () => {
+    const server = await serve(pdf);
+    const statements = clientFor(server).statements;
+    const foreign = "http://localhost:1/statements/v2/P/A/S";
+    await expect(statements.download({ links: [{ href: "/products/x", action: "POST" }] })).rejects.toBeInstanceOf(FdxValidationError);
+    await expect(statements.download({ statementId: "S" })).rejects.toBeInstanceOf(FdxValidationError);
+    await expect(statements.download({ providerId: "P", accountId: "A", statementId: ".." })).rejects.toBeInstanceOf(FdxValidationError);
+    await expect(statements.download("")).rejects.toBeInstanceOf(FdxValidationError);
+    await expect(statements.download(foreign)).rejects.toMatchObject({ name: "FdxLinkError", href: foreign });
+    await expect(statements.download({ links: [{ href: "javascript:alert(1)" }] })).rejects.toBeInstanceOf(FdxLinkError);
+    await expect(statements.download("//evil.test/x")).rejects.toBeInstanceOf(FdxLinkError);
+    expect(server.received).toHaveLength(0);
+  });
+});
+
+describe("the document", () => {
+  it("exposes content type, length, and the bytes as ArrayBuffer or Blob", async () => {
+    const server = await serve(pdf);
+    const statements = clientFor(server).statements;
+    const first = await statements.download("/products/a.pdf");
+    expect(first.contentType).toBe("application/pdf");
+    expect(first.contentLength).toBe(PDF.length);
+    expect(Buffer.from(await first.arrayBuffer())).toEqual(PDF);
+    const blob = await (await statements.download("/products/a.pdf")).blob();
+    expect(blob.type).toBe("application/pdf");
+    expect(Buffer.from(await blob.arrayBuffer())).toEqual(PDF);
+  });
+
+  it("reports no length for a chunked response", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "image/png" });
+      res.write(PDF.subarray(0, 10));
+      res.end(PDF.subarray(10));
+    });
+    const document = await clientFor(server).statements.download("/products/a.png", { accept: "image/png" });
+    expect(document.contentLength).toBeUndefined();
+    expect(Buffer.from(await document.arrayBuffer())).toEqual(PDF);
+  });
+
+  it("follows a 302 redirect", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/products/s1") {
+        res.writeHead(302, { location: "/files/s1.pdf" });
+        res.end();
+      } else pdf(req, res);
+    });
+    const document = await clientFor(server).statements.download("/products/s1");
+    expect(Buffer.from(await document.arrayBuffer())).toEqual(PDF);
+    expect(server.urls()).toEqual(["/products/s1", "/files/s1.pdf"]);
+  });
+
+  it("follows a redirect to another origin without the bearer token (the platform drops it)", async () => {
+    const other = await serve(pdf);
+    const server = await serve((_req, res) => {
+      res.writeHead(302, { location: `${other.origin.replace("127.0.0.1", "localhost")}/cdn/s1.pdf` });
+      res.end();
+    });
+    const document = await clientFor(server).statements.download("/products/s1");
+    expect(Buffer.from(await document.arrayBuffer())).toEqual(PDF);
+    expect(server.received[0]!.headers.authorization).toBe("Bearer tkn-secret");
+    expect(other.urls()).toEqual(["/cdn/s1.pdf"]);
+    expect(other.received[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it("keeps streaming a slow body past timeoutMs: the timeout covers only the wait for headers", async () => {
+    const server = await serve(async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/pdf" });
+      res.flushHeaders();
+      for (let i = 0; i < PDF.length; i += 8) {
+        res.write(PDF.subarray(i, i + 8));
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      res.end();
+    });
+    // About 8 chunks 40 ms apart: several times the 60 ms timeout in total.
+    const document = await clientFor(server, { timeoutMs: 60 }).statements.download("/products/slow.pdf");
+    expect(Buffer.from(await document.arrayBuffer())).toEqual(PDF);
+  });
+
+  it("cancels the body when the caller's signal aborts mid-stream", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serve((_req, res: ServerResponse) => {
+      res.writeHead(200, { "content-type": "application/pdf", "content-length": 1000 });
+      res.write(PDF);
+      res.on("close", closed);
+    });
+    const controller = new AbortController();
+    const document = await clientFor(server).statements.download("/products/held.pdf", { signal: controller.signal });
+    const reader = document.body.getReader();
+    expect((await reader.read()).value?.byteLength).toBeGreaterThan(0);
+    controller.abort();
+    await expect(reader.read()).rejects.toBeInstanceOf(FdxAbortError);
+    await connectionClosed;
+  });
+});
+
+describe("error responses", () => {
+  it("turns a JSON error body into the matching FdxApiError", async () => {
+    const server = await serve((_req, res) => json(res, 404, { code: "1108", message: "Statement not found" }));
+    const error = await clientFor(server).statements.download("/products/nope").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxNotFoundError);
+    expect(error).toMatchObject({ status: 404, code: "1108", message: "Statement not found" });
+  });
+
+  it("turns a non-JSON error body into an FdxApiError too", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(500, { "content-type": "text/html" });
+      res.end("<html><body>Boom</body></html>");
+    });
+    const error = await clientFor(server).statements.download("/products/boom").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxInternalServerError);
+    expect(error).toBeInstanceOf(FdxApiError);
+    expect((error as FdxApiError).status).toBe(500);
+  });
+});

@@ -1,0 +1,149 @@
+// Pagination through msw: how pages end, what a bad page does, retries per page, prefetch.
+import { http, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClient, FdxAbortError, FdxLinkError, FdxResponseError, type StatementPage } from "../../src/index.js";
+import { ids, page, statement } from "./helpers.js";
+
+const PRODUCTS = "https://products.test/fdx";
+const FIRST = `${PRODUCTS}/statements/v2/P/A`;
+const PA = { providerId: "P", accountId: "A" };
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const client = createClient({ baseUrl: "https://api.test", productsUrl: `${PRODUCTS}/`, token: "tkn", maxRetries: 1 });
+
+/** Serves pages by URL (query included) and records each request URL. */
+function pages(table: Record<string, Record<string, unknown> | (() => Response)>): string[] {
+  const requested: string[] = [];
+  server.use(
+    http.get("https://products.test/*", ({ request }) => {
+      requested.push(request.url);
+      const entry = table[request.url];
+      if (entry === undefined) return HttpResponse.json({ code: "701", message: "not found" }, { status: 404 });
+      return typeof entry === "function" ? entry() : HttpResponse.json(entry);
+    }),
+  );
+  return requested;
+}
+
+describe("the end of the list", () => {
+  const endings: [string, Record<string, unknown>][] = [
+    ["links absent", {}],
+    ["links null", { links: null }],
+    ["next absent", { links: { prev: { href: "/fdx/statements/v2/P/A?offset=0" } } }],
+    ["next null", { links: { next: null } }],
+    ["next {}", { links: { next: {} } }],
+    ["next.href null", { links: { next: { href: null } } }],
+    ['next.href ""', { links: { next: { href: "" } } }],
+  ];
+  it.each(endings)("comes with %s, after exactly one request", async (_, links) => {
+    const requested = pages({ [FIRST]: { statements: [statement("s1"), statement("s2")], ...links } });
+    const result: StatementPage[] = [];
+    for await (const p of client.statements.list(PA).pages()) result.push(p);
+    expect(result).toHaveLength(1);
+    expect(ids(result[0]!.statements)).toEqual(["s1", "s2"]);
+    expect(result[0]!.nextHref).toBeUndefined();
+    expect(requested).toEqual([FIRST]);
+  });
+
+  it("treats a page without statements as empty and keeps following its next link", async () => {
+    pages({ [FIRST]: { links: { next: { href: "/fdx/p2" } } }, "https://products.test/fdx/p2": page(["s1"]) });
+    const result: StatementPage[] = [];
+    for await (const p of client.statements.list(PA).pages()) result.push(p);
+    expect(result.map((p) => ids(p.statements))).toEqual([[], ["s1"]]);
+  });
+});
+
+describe("a page that is not a statement list", () => {
+  it.each([
+    ["invalid JSON", () => new HttpResponse("{ nope", { headers: { "content-type": "application/json" } })],
+    ["an empty body", () => new HttpResponse("", { status: 200 })],
+    ["a JSON array", () => HttpResponse.json([statement("s1")])],
+    ["statements that are not an array", () => HttpResponse.json({ statements: "s1" })],
+    ["a numeric next href", () => HttpResponse.json({ statements: [], links: { next: { href: 2 } } })],
+  ])("rejects %s with FdxResponseError", async (_, respond) => {
+    pages({ [FIRST]: respond });
+    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxResponseError);
+    expect((error as FdxResponseError).status).toBe(200);
+  });
+
+  it("with validateResponses, also rejects statements of the wrong shape (and passes them without)", async () => {
+    pages({ [FIRST]: { statements: [{ statementId: 7, links: "x" }] } });
+    const strict = createClient({ baseUrl: "https://api.test", productsUrl: PRODUCTS, token: "tkn", validateResponses: true });
+    await expect(strict.statements.list(PA).toArray()).rejects.toBeInstanceOf(FdxResponseError);
+    expect(await client.statements.list(PA).toArray()).toEqual([{ statementId: 7, links: "x" }]);
+  });
+});
+
+describe("per-page request options", () => {
+  it("retries a failed later page on its own, without going back to the first", async () => {
+    let failures = 0;
+    const requested = pages({
+      [FIRST]: page(["s1"], { next: "/fdx/p2" }),
+      "https://products.test/fdx/p2": () => {
+        if (failures++ === 0) return HttpResponse.json({ code: "503", message: "Scheduled Maintenance" }, { status: 503, headers: { "Retry-After": "0" } });
+        return HttpResponse.json(page(["s2"]));
+      },
+    });
+    expect(ids(await client.statements.list(PA).toArray())).toEqual(["s1", "s2"]);
+    expect(requested).toEqual([FIRST, `${PRODUCTS}/p2`, `${PRODUCTS}/p2`]);
+  });
+
+  it("applies the caller's headers and signal to every page", async () => {
+    const seen: (string | null)[] = [];
+    server.use(
+      http.get("https://products.test/*", ({ request }) => {
+        seen.push(request.headers.get("x-trace"));
+        return HttpResponse.json(request.url === FIRST ? page(["s1"], { next: "/fdx/p2" }) : page(["s2"], { next: "/fdx/p3" }));
+      }),
+    );
+    const controller = new AbortController();
+    const collected: unknown[] = [];
+    const error = await (async () => {
+      for await (const s of client.statements.list(PA, { headers: { "x-trace": "t1" }, signal: controller.signal })) {
+        collected.push(s.statementId);
+        if (collected.length === 2) controller.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect(collected).toEqual(["s1", "s2"]);
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect(seen).toEqual(["t1", "t1"]);
+  });
+});
+
+describe("prefetch", () => {
+  it("requests the next page while the consumer works on the current one", async () => {
+    let secondRequested!: () => void;
+    const second = new Promise<void>((resolve) => (secondRequested = resolve));
+    pages({
+      [FIRST]: page(["s1"], { next: "/fdx/p2" }),
+      "https://products.test/fdx/p2": () => {
+        secondRequested();
+        return HttpResponse.json(page(["s2"]));
+      },
+    });
+    const iterator = client.statements.list(PA, { prefetch: 1 }).pages();
+    const first = await iterator.next();
+    expect(ids(first.value!.statements)).toEqual(["s1"]);
+    // Resolves only if page 2 is requested before the consumer asks for it.
+    await second;
+    expect(ids((await iterator.next()).value!.statements)).toEqual(["s2"]);
+    expect((await iterator.next()).done).toBe(true);
+  });
+
+  it("reports a prefetched page's failure only when the consumer reaches it", async () => {
+    pages({ [FIRST]: page(["s1"], { next: "https://evil.test/x" }) });
+    const iterator = client.statements.list(PA, { prefetch: 1 })[Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.statementId).toBe("s1");
+    await expect(iterator.next()).rejects.toBeInstanceOf(FdxLinkError);
+  });
+
+  it("rejects prefetch values other than 0 and 1", () => {
+    expect(() => client.statements.list(PA, { prefetch: 2 as 1 })).toThrow(/prefetch/);
+  });
+});
