@@ -1,0 +1,129 @@
+// The public signatures of DESIGN.md §3, checked by `tsc` (vitest runs the trivial runtime part).
+import { describe, expectTypeOf, it } from "vitest";
+import {
+  clientCredentials,
+  createClient,
+  FdxAbortError,
+  FdxApiError,
+  FdxConnectionError,
+  FdxError,
+  FdxErrorCode,
+  FdxLinkError,
+  FdxRateLimitError,
+  FdxResponseError,
+  FdxTimeoutError,
+  FdxValidationError,
+  FdxWebhookError,
+  type ClientOptions,
+  type ConsentGrant,
+  type FdxClient,
+  type MaintenanceNotification,
+  type Notification,
+  type RequestOptions,
+  type Subscription,
+  type SubscriptionInput,
+  type SubscriptionUpdate,
+} from "../../src/index.js";
+
+describe("createClient", () => {
+  it("takes every option of §3", () => {
+    expectTypeOf(createClient).parameter(0).toEqualTypeOf<ClientOptions>();
+    expectTypeOf(createClient).returns.toEqualTypeOf<FdxClient>();
+    expectTypeOf<ClientOptions>().toHaveProperty("baseUrl").toEqualTypeOf<string>();
+    expectTypeOf<{
+      baseUrl: string;
+      productsUrl: string;
+      token: () => Promise<string>;
+      fetch: typeof fetch;
+      timeoutMs: number;
+      maxRetries: number;
+      versions: { statements: string };
+      allowInsecureCallbackUrls: boolean;
+      validateResponses: boolean;
+    }>().toExtend<ClientOptions>();
+    expectTypeOf<{ baseUrl: string; token: string }>().toExtend<ClientOptions>();
+    expectTypeOf<{ baseUrl: string; token: () => string }>().toExtend<ClientOptions>();
+    expectTypeOf<{ baseUrl: string }>().not.toExtend<ClientOptions>();
+  });
+
+  it("RequestOptions has signal, timeoutMs, maxRetries and headers, all optional", () => {
+    expectTypeOf<RequestOptions>().toEqualTypeOf<{
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      maxRetries?: number;
+      headers?: Record<string, string>;
+    }>();
+  });
+});
+
+describe("methods", () => {
+  it("subscriptions", () => {
+    expectTypeOf<FdxClient["subscriptions"]["create"]>().toEqualTypeOf<(input: SubscriptionInput, options?: RequestOptions) => Promise<Subscription>>();
+    expectTypeOf<FdxClient["subscriptions"]["list"]>().toEqualTypeOf<(options?: RequestOptions) => Promise<Subscription[]>>();
+    expectTypeOf<FdxClient["subscriptions"]["get"]>().toEqualTypeOf<(subscriptionId: string, options?: RequestOptions) => Promise<Subscription>>();
+    expectTypeOf<FdxClient["subscriptions"]["update"]>().toEqualTypeOf<
+      (subscriptionId: string, patch: SubscriptionUpdate, options?: RequestOptions) => Promise<Subscription>
+    >();
+    expectTypeOf<FdxClient["subscriptions"]["delete"]>().toEqualTypeOf<(subscriptionId: string, options?: RequestOptions) => Promise<void>>();
+    expectTypeOf<FdxClient["subscriptions"]["sendTestEvent"]>().toEqualTypeOf<
+      (subscriptionId: string, options?: RequestOptions) => Promise<Notification>
+    >();
+  });
+
+  it("maintenance and consents", () => {
+    expectTypeOf<FdxClient["maintenance"]["get"]>().toEqualTypeOf<(notificationPayloadId: string, options?: RequestOptions) => Promise<MaintenanceNotification>>();
+    expectTypeOf<FdxClient["consents"]["get"]>().toEqualTypeOf<(consentId: string, options?: RequestOptions) => Promise<ConsentGrant>>();
+  });
+
+  it("inputs use the service's closed enums", () => {
+    expectTypeOf<SubscriptionInput["category"]>().toEqualTypeOf<"MAINTENANCE" | "CONSENT">();
+    expectTypeOf<SubscriptionInput["type"]>().toEqualTypeOf<"SERVICE" | "PLANNED_OUTAGE" | "CONSENT_UPDATED" | "CONSENT_REVOKED">();
+    expectTypeOf<{ category: "BILLING"; type: "SERVICE"; callbackUrl: string }>().not.toExtend<SubscriptionInput>();
+  });
+
+  it("responses carry the documented fields", () => {
+    expectTypeOf<Subscription["subscriptionId"]>().toEqualTypeOf<string>();
+    expectTypeOf<Subscription["callbackUrl"]>().toEqualTypeOf<string>();
+    expectTypeOf<MaintenanceNotification["impactedService"]>().toEqualTypeOf<string[] | undefined>();
+  });
+});
+
+describe("errors", () => {
+  it("FdxApiError fields", () => {
+    expectTypeOf<FdxApiError>().toExtend<FdxError>();
+    expectTypeOf<FdxApiError["status"]>().toEqualTypeOf<number>();
+    expectTypeOf<FdxApiError["code"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<FdxApiError["message"]>().toEqualTypeOf<string>();
+    expectTypeOf<FdxApiError["debugMessage"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<FdxApiError["body"]>().toEqualTypeOf<unknown>();
+    expectTypeOf<FdxApiError["headers"]>().toEqualTypeOf<Record<string, string>>();
+    expectTypeOf<FdxApiError["method"]>().toEqualTypeOf<string>();
+    expectTypeOf<FdxApiError["url"]>().toEqualTypeOf<string>();
+    expectTypeOf<FdxRateLimitError["retryAfterMs"]>().toEqualTypeOf<number | undefined>();
+  });
+
+  it("the other classes", () => {
+    expectTypeOf<FdxTimeoutError>().toExtend<FdxConnectionError>();
+    expectTypeOf<FdxConnectionError["cause"]>().toEqualTypeOf<unknown>();
+    expectTypeOf<FdxAbortError>().toExtend<FdxError>();
+    expectTypeOf<FdxValidationError["issues"]>().toEqualTypeOf<{ path: string; message: string }[]>();
+    expectTypeOf<FdxResponseError["issues"]>().toEqualTypeOf<{ path: string; message: string }[]>();
+    expectTypeOf<FdxResponseError["status"]>().toEqualTypeOf<number>();
+    expectTypeOf<FdxLinkError["href"]>().toEqualTypeOf<string>();
+    expectTypeOf<FdxWebhookError["issues"]>().toEqualTypeOf<{ path: string; message: string }[]>();
+  });
+
+  it("FdxErrorCode holds string constants comparable with code", () => {
+    expectTypeOf(FdxErrorCode.Unauthorized).toEqualTypeOf<"1205">();
+    expectTypeOf(FdxErrorCode.NotFound).toEqualTypeOf<"NotFound">();
+    expectTypeOf(FdxErrorCode.InvalidInput).toExtend<FdxApiError["code"]>();
+  });
+});
+
+describe("clientCredentials", () => {
+  it("returns a token function createClient accepts", () => {
+    const tokens = clientCredentials({ tokenUrl: "https://a.test/token", clientId: "id", clientSecret: "s", scope: "x" });
+    expectTypeOf(tokens).toEqualTypeOf<() => Promise<string>>();
+    expectTypeOf(tokens).toExtend<ClientOptions["token"]>();
+  });
+});
