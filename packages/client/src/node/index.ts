@@ -1,1 +1,1 @@
-export {};
+export { toNodeListener } from "./listener.js";

@@ -1,1 +1,25 @@
+/**
+ * `@fdxkit/client/webhooks`: receive maintenance and consent notifications.
+ *
+ * Web APIs only (no Node built-ins), so it runs as-is in browsers, Next.js
+ * route handlers, Hono, Bun, Deno and Workers. Webhooks are unsigned: treat
+ * each one as a hint and read the details through the API.
+ *
+ * @packageDocumentation
+ */
+export { parseNotification } from "./parse.js";
+export { isConsentNotification, isMaintenanceNotification } from "./guards.js";
+export { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from "./handler.js";
+export type {
+  ConsentNotificationEvent,
+  CustomField,
+  HateoasLink,
+  MaintenanceNotificationEvent,
+  Notification,
+  NotificationIdType,
+  NotificationPayload,
+  OpenEnum,
+  Party,
+} from "../schemas/notification.js";
 export { FdxWebhookError } from "../core/errors/index.js";
+export type { FdxIssue } from "../core/errors/index.js";

@@ -1,0 +1,180 @@
+import { z } from "zod/mini";
+
+// Schemas for the webhook notification (service description §2.2, §2.3, §2.5).
+//
+// The body arrives unsigned from the network, so structure is checked strictly:
+// required members present, every known member of the right JSON type. It is
+// also read by receivers that will outlive this SDK version, so:
+// - enum members accept any string (a newer server may add categories, types
+//   or id types, and an older receiver must still answer 200);
+// - unknown members are kept (`looseObject`), never rejected or dropped.
+// Formats (`sentOn` date-time, `href` uri-reference) are not enforced either:
+// a receiver has no use for rejecting a notification over a timestamp style.
+//
+// test/webhooks/schema-types.test.ts holds these schemas and types equal to
+// the types generated from specs/notifications.yaml, enums widened.
+
+/** Known notification categories. Others may arrive from a newer server. */
+export const NOTIFICATION_CATEGORIES = ["MAINTENANCE", "CONSENT"] as const;
+/** Known notification types. Others may arrive from a newer server. */
+export const NOTIFICATION_TYPES = ["SERVICE", "PLANNED_OUTAGE", "CONSENT_UPDATED", "CONSENT_REVOKED"] as const;
+/** Known payload id types: what `notificationPayload.id` identifies. */
+export const NOTIFICATION_ID_TYPES = ["MAINTENANCE", "CONSENT"] as const;
+/** Known link actions. */
+export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
+
+/**
+ * A known enum member, or any other string: autocompletion for the values the
+ * SDK knows, without rejecting the ones a newer server sends.
+ */
+export type OpenEnum<Known extends string> = Known | (string & {});
+
+/** Message of a type mismatch, or "is required" when the member is absent. */
+function expected(what: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${what}`);
+}
+
+const str = () => z.string({ error: expected("a string") });
+
+/** A string enum that also takes unknown strings, typed `Known | (string & {})`. */
+function openEnum<const Known extends readonly [string, ...string[]]>(values: Known) {
+  // The union's second arm accepts every string; the first only contributes
+  // the literal types, so it is the type below that carries the intent.
+  return z.union([z.enum(values), str()], { error: expected("a string") }) as unknown as z.ZodMiniType<
+    OpenEnum<Known[number]>
+  >;
+}
+
+/** A link (hateoasLink, §2.5). `href` is required. */
+export const hateoasLinkSchema = z.looseObject(
+  {
+    href: str(),
+    action: z.optional(openEnum(LINK_ACTIONS)),
+    rel: z.optional(str()),
+    types: z.optional(z.array(str(), { error: expected("an array of strings") })),
+  },
+  { error: expected("an object") },
+);
+
+/** Subscriber or publisher of a notification (§2.2). */
+export const partySchema = z.looseObject(
+  {
+    name: z.optional(str()),
+    type: z.optional(str()),
+    registry: z.optional(str()),
+    registeredEntityId: z.optional(str()),
+  },
+  { error: expected("an object") },
+);
+
+/** A name/value attribute of a payload (§2.3). */
+export const customFieldSchema = z.looseObject(
+  {
+    name: z.optional(str()),
+    value: z.optional(str()),
+  },
+  { error: expected("an object") },
+);
+
+/** The payload of a notification (§2.3). */
+export const notificationPayloadSchema = z.looseObject(
+  {
+    id: z.optional(str()),
+    idType: z.optional(openEnum(NOTIFICATION_ID_TYPES)),
+    customFields: z.optional(z.array(customFieldSchema, { error: expected("an array") })),
+    url: z.optional(hateoasLinkSchema),
+  },
+  { error: expected("an object") },
+);
+
+/** A notification: a webhook body, or the sandbox test event response (§2.2). */
+export const notificationSchema = z.looseObject(
+  {
+    notificationId: z.optional(str()),
+    sentOn: z.optional(str()),
+    subscriber: z.optional(partySchema),
+    publisher: z.optional(partySchema),
+    category: openEnum(NOTIFICATION_CATEGORIES),
+    type: openEnum(NOTIFICATION_TYPES),
+    notificationPayload: notificationPayloadSchema,
+    url: z.optional(hateoasLinkSchema),
+  },
+  { error: expected("an object") },
+);
+
+/** A link (hateoasLink). Unknown members are kept at run time. */
+export type HateoasLink = {
+  /** URL to call for the action (a URI reference). */
+  href: string;
+  action?: OpenEnum<(typeof LINK_ACTIONS)[number]>;
+  /** Relation per RFC 5988. */
+  rel?: string;
+  /** Media types offered for download (statement links). */
+  types?: string[];
+};
+
+/** Subscriber or publisher of a notification. Unknown members are kept at run time. */
+export type Party = {
+  name?: string;
+  type?: string;
+  registry?: string;
+  registeredEntityId?: string;
+};
+
+/** Name/value attribute of a notification payload. */
+export type CustomField = {
+  name?: string;
+  value?: string;
+};
+
+/** Known values of `notificationPayload.idType`. */
+export type NotificationIdType = (typeof NOTIFICATION_ID_TYPES)[number];
+
+/** Payload of a notification. Unknown members are kept at run time. */
+export type NotificationPayload = {
+  /**
+   * Id of the originating entity: for `idType` `"MAINTENANCE"` the
+   * `notificationPayloadId` of `client.maintenance.get`, for `"CONSENT"` the
+   * consent id of `client.consents.get`.
+   */
+  id?: string;
+  /** What `id` identifies. */
+  idType?: OpenEnum<NotificationIdType>;
+  customFields?: CustomField[];
+  url?: HateoasLink;
+};
+
+/**
+ * A notification: the body of a webhook delivery or of the sandbox test event
+ * response. `category`, `type` and `notificationPayload` are always present;
+ * enum members may hold values newer than this SDK. Unknown members are kept
+ * at run time (read them with a cast).
+ */
+export type Notification = {
+  notificationId?: string;
+  /** When the notification was sent (date-time, as the server wrote it). */
+  sentOn?: string;
+  subscriber?: Party;
+  publisher?: Party;
+  category: OpenEnum<(typeof NOTIFICATION_CATEGORIES)[number]>;
+  /** Read it to decide which payload to expect. */
+  type: OpenEnum<(typeof NOTIFICATION_TYPES)[number]>;
+  notificationPayload: NotificationPayload;
+  url?: HateoasLink;
+};
+
+/**
+ * A notification whose payload id is a maintenance notice id: pass
+ * `notificationPayload.id` to `client.maintenance.get`.
+ */
+export type MaintenanceNotificationEvent = Notification & {
+  notificationPayload: NotificationPayload & { idType: "MAINTENANCE"; id: string };
+};
+
+/**
+ * A notification whose payload id is a consent id: pass
+ * `notificationPayload.id` to `client.consents.get`.
+ */
+export type ConsentNotificationEvent = Notification & {
+  notificationPayload: NotificationPayload & { idType: "CONSENT"; id: string };
+};

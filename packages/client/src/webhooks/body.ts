@@ -1,0 +1,46 @@
+/** The body was longer than the limit; reading stopped there. */
+export const TOO_LARGE = Symbol("too large");
+
+/**
+ * Reads a request body into memory, at most `maxBytes` of it.
+ *
+ * A declared `Content-Length` over the limit is refused before a byte is read.
+ * Otherwise bytes are counted as they arrive (a chunked body declares no
+ * length, and a declared one can lie): past the limit the stream is cancelled,
+ * so the sender's remaining bytes are never read.
+ */
+export async function readBodyWithLimit(request: Request, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\s*\d+\s*$/.test(declared) && Number(declared) > maxBytes) {
+    cancel(request.body);
+    return TOO_LARGE;
+  }
+  if (request.body === null) return new Uint8Array(0);
+
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Not awaited: a cancel may wait on the source, and the answer should not.
+      reader.cancel().catch(() => {});
+      return TOO_LARGE;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const body = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+function cancel(stream: ReadableStream | null): void {
+  if (stream && !stream.locked) stream.cancel().catch(() => {});
+}

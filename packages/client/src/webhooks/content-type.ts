@@ -1,0 +1,13 @@
+/**
+ * True for a JSON media type: `application/json` or `application/<anything>+json`
+ * (RFC 6839), in any case, with any parameters (`; charset=utf-8`).
+ */
+export function isJsonContentType(header: string | null): boolean {
+  if (header === null) return false;
+  const essence = header.split(";", 1)[0]!.trim().toLowerCase();
+  const slash = essence.indexOf("/");
+  if (slash <= 0) return false;
+  const type = essence.slice(0, slash);
+  const subtype = essence.slice(slash + 1);
+  return type === "application" && (subtype === "json" || (subtype.endsWith("+json") && subtype.length > "+json".length));
+}

@@ -1,0 +1,33 @@
+import type { ConsentNotificationEvent, MaintenanceNotificationEvent, Notification } from "../schemas/notification.js";
+
+// The guards look at `notificationPayload.idType`, not at `category`: idType is
+// the member that says what `notificationPayload.id` identifies, which is what
+// a receiver needs to know before passing the id to an API call. The service
+// description does not say which types belong to which category, and a payload
+// without idType leaves the meaning of its id open, so such a notification
+// matches neither guard (its `category` and `type` are still there to read).
+// The id must be a non-empty string, so the narrowed id can go straight to
+// `client.maintenance.get` / `client.consents.get`.
+
+function hasPayloadId(notification: Notification, idType: string): boolean {
+  const payload = notification.notificationPayload as Notification["notificationPayload"] | undefined;
+  return payload?.idType === idType && typeof payload.id === "string" && payload.id !== "";
+}
+
+/**
+ * True when the payload id is a maintenance notice id (`idType` `"MAINTENANCE"`
+ * with a non-empty `id`): read the notice with
+ * `client.maintenance.get(notification.notificationPayload.id)`.
+ */
+export function isMaintenanceNotification(notification: Notification): notification is MaintenanceNotificationEvent {
+  return hasPayloadId(notification, "MAINTENANCE");
+}
+
+/**
+ * True when the payload id is a consent id (`idType` `"CONSENT"` with a
+ * non-empty `id`): read the grant with
+ * `client.consents.get(notification.notificationPayload.id)`.
+ */
+export function isConsentNotification(notification: Notification): notification is ConsentNotificationEvent {
+  return hasPayloadId(notification, "CONSENT");
+}

@@ -1,0 +1,103 @@
+import { FdxWebhookError } from "../core/errors/index.js";
+import type { Notification } from "../schemas/notification.js";
+import { readBodyWithLimit, TOO_LARGE } from "./body.js";
+import { isJsonContentType } from "./content-type.js";
+import { parseNotification } from "./parse.js";
+
+/** Options of {@link createWebhookHandler}. */
+export interface WebhookHandlerOptions {
+  /**
+   * Called with each valid notification (and the request, e.g. to check a
+   * secret you put in the callback URL). The handler answers 200 once it
+   * settles, or 500 if it throws or rejects, so the sender can retry: do the
+   * work, or queue it durably, before returning.
+   */
+  onNotification: (notification: Notification, request: Request) => unknown;
+  /** Largest body accepted, in bytes; longer ones get 413 without being read further. Default 1 MiB (1 048 576). */
+  maxBodyBytes?: number;
+  /**
+   * Called with what `onNotification` threw, before the handler answers 500
+   * (the response never carries it). Use it to log. Errors it throws are ignored.
+   */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/** A Fetch-API request handler, as Next.js route handlers, Hono, Bun, Deno and Workers take. */
+export type WebhookHandler = (request: Request) => Promise<Response>;
+
+const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/**
+ * Creates a Fetch-API handler for webhook deliveries. It answers:
+ *
+ * - 200 `{"received":true}` after `onNotification` settles;
+ * - 405 (with `Allow: POST`) for any method but POST;
+ * - 415 for a missing or non-JSON `Content-Type` (`application/json` and
+ *   `application/*+json` are JSON, with any parameters);
+ * - 413 for a body over `maxBodyBytes`, by `Content-Length` or by counting,
+ *   and stops reading it;
+ * - 400 for a body that is not a notification (`onNotification` is not called);
+ * - 500 when `onNotification` throws, so the sender retries.
+ *
+ * Response bodies are small JSON (`{"error":"…"}`) and never repeat the request.
+ * Only Web APIs are used: in Node's `http` or Express, wrap it with
+ * `toNodeListener` from `@fdxkit/client/node`.
+ *
+ * @example
+ * ```ts
+ * // app/webhooks/route.ts (Next.js)
+ * export const POST = createWebhookHandler({
+ *   onNotification: async (n) => {
+ *     if (isConsentNotification(n)) await revokeIfNeeded(n.notificationPayload.id);
+ *   },
+ * });
+ * ```
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  const { onNotification, onError } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (typeof onNotification !== "function") throw new TypeError("createWebhookHandler: onNotification must be a function");
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new TypeError("createWebhookHandler: maxBodyBytes must be a non-negative integer");
+  }
+
+  return async function handleWebhook(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      return json(405, { error: "method not allowed" }, { allow: "POST" });
+    }
+    if (!isJsonContentType(request.headers.get("content-type"))) {
+      return json(415, { error: "content type must be application/json" });
+    }
+
+    let notification: Notification;
+    try {
+      const body = await readBodyWithLimit(request, maxBodyBytes);
+      if (body === TOO_LARGE) return json(413, { error: `body larger than ${maxBodyBytes} bytes` });
+      notification = parseNotification(body);
+    } catch (error) {
+      // The issues stay out of the answer: they are for the receiver's logs, not the sender.
+      if (error instanceof FdxWebhookError) return json(400, { error: "invalid notification" });
+      // The body stream failed (sender went away) or was already consumed.
+      return json(400, { error: "body could not be read" });
+    }
+
+    try {
+      await onNotification(notification, request);
+    } catch (error) {
+      try {
+        onError?.(error, request);
+      } catch {
+        // A failing logger must not change the answer.
+      }
+      return json(500, { error: "notification not processed" });
+    }
+    return json(200, { received: true });
+  };
+}
+
+function json(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+  });
+}

@@ -1,0 +1,96 @@
+import type { FdxIssue } from "../core/errors/index.js";
+
+// Turns a webhook body into a plain JSON value that is safe to hand on.
+//
+// JSON.parse itself is safe: `"__proto__"` becomes an own property, and
+// nothing reaches Object.prototype. The danger comes later, when code copies
+// or merges the result: `target[key] = value` with key `__proto__` swaps a
+// prototype, and a naive deep merge of `{"constructor":{"prototype":…}}`
+// writes into Object.prototype. So the copy made here drops the keys that
+// only ever serve such attacks — no notification member is named like them —
+// and a user's own merge of the result stays harmless.
+
+const DROPPED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Deeper than any notification; a bound keeps hostile nesting from exhausting the stack (and ends cycles). */
+const MAX_DEPTH = 64;
+
+export type JsonResult = { ok: true; value: unknown } | { ok: false; issue: FdxIssue };
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Decodes bytes or text and parses JSON; an object passes through. Never throws. */
+export function readJson(input: unknown): JsonResult {
+  let text: string;
+  if (typeof input === "string") {
+    text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  } else if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    const bytes =
+      input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    try {
+      text = decoder.decode(bytes); // also drops a leading BOM
+    } catch {
+      return { ok: false, issue: { path: "", message: "body is not valid UTF-8" } };
+    }
+  } else {
+    return sanitize(input);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // The SyntaxError quotes the body; hostile text has no place in logs.
+    return { ok: false, issue: { path: "", message: "body is not valid JSON" } };
+  }
+  return sanitize(parsed);
+}
+
+/** A copy of a JSON-like value with ordinary prototypes, without the dropped keys. Never throws. */
+export function sanitize(value: unknown): JsonResult {
+  try {
+    return { ok: true, value: copy(value, [], 0) };
+  } catch (error) {
+    if (error instanceof NotJson) return { ok: false, issue: { path: error.path, message: error.message } };
+    // A caller's object whose getter or proxy trap throws: not readable as JSON.
+    return { ok: false, issue: { path: "", message: "body could not be read as JSON" } };
+  }
+}
+
+class NotJson extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function copy(value: unknown, path: (string | number)[], depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "number":
+    case "boolean":
+    case "undefined":
+      return value;
+    case "object":
+      break;
+    default:
+      throw new NotJson(path.join("."), "is not a JSON value");
+  }
+  if (value === null) return null;
+  // No path here: it would be made of the sender's keys, of any length.
+  if (depth >= MAX_DEPTH) throw new NotJson("", `body is nested deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) out.push(copy(value[i], [...path, i], depth + 1));
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (DROPPED_KEYS.has(key)) continue;
+    const member = copy((value as Record<string, unknown>)[key], [...path, key], depth + 1);
+    // Absent and undefined mean the same in JSON.
+    if (member !== undefined) out[key] = member;
+  }
+  return out;
+}

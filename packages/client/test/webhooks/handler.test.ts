@@ -1,0 +1,223 @@
+import { describe, expect, it, vi } from "vitest";
+import { createWebhookHandler, type Notification } from "../../src/webhooks/index.js";
+import { consentNotification, copyOf } from "./fixtures.js";
+
+const URL_ = "https://receiver.test/webhooks";
+const body = JSON.stringify(consentNotification);
+
+function post(init: RequestInit & { duplex?: "half" } = {}): Request {
+  return new Request(URL_, { method: "POST", headers: { "content-type": "application/json" }, body, ...init });
+}
+
+function setup(onNotification: (n: Notification, r: Request) => unknown = () => {}, maxBodyBytes?: number) {
+  const calls: Notification[] = [];
+  const handler = createWebhookHandler({
+    onNotification: async (n, r) => {
+      calls.push(n);
+      return onNotification(n, r);
+    },
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+  });
+  return { handler, calls };
+}
+
+/** A body stream that never ends on its own, counting the chunks it was asked for. */
+function endlessBody(chunkSize: number) {
+  const state = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      state.pulled++;
+      controller.enqueue(new Uint8Array(chunkSize).fill(0x20));
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return { stream, state };
+}
+
+describe("createWebhookHandler, called directly", () => {
+  it("answers 200 after onNotification resolves, with the parsed notification", async () => {
+    let resolveWork!: () => void;
+    const work = new Promise<void>((r) => (resolveWork = r));
+    const { handler, calls } = setup(() => work);
+    let answered = false;
+    const pending = handler(post()).then((r) => ((answered = true), r));
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(answered).toBe(false);
+    resolveWork();
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.json()).toEqual({ received: true });
+    expect(calls[0]).toEqual(copyOf(consentNotification));
+  });
+
+  it("passes the request to onNotification", async () => {
+    let seen: Request | undefined;
+    const { handler } = setup((_, r) => void (seen = r));
+    await handler(post({ headers: { "content-type": "application/json", "x-secret": "s3" } }));
+    expect(seen?.headers.get("x-secret")).toBe("s3");
+  });
+
+  it.each(["GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])("answers 405 with Allow: POST to %s", async (method) => {
+    const { handler, calls } = setup();
+    const hasBody = method !== "GET" && method !== "HEAD";
+    const response = await handler(
+      new Request(URL_, { method, headers: { "content-type": "application/json" }, ...(hasBody ? { body } : {}) }),
+    );
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expect(calls).toHaveLength(0);
+  });
+
+  it.each([
+    ["application/json", 200],
+    ["application/json; charset=utf-8", 200],
+    ["Application/JSON;charset=UTF-8", 200],
+    ["application/cloudevents+json", 200],
+    ["application/merge-patch+json; charset=utf-8", 200],
+    ["text/plain", 415],
+    ["text/json", 415],
+    ["application/x-www-form-urlencoded", 415],
+    ["application/jsonp", 415],
+    ["application/+json", 415],
+    ["multipart/form-data; boundary=x", 415],
+    ["json", 415],
+  ])("with Content-Type %s answers %i", async (contentType, status) => {
+    const { handler, calls } = setup();
+    const response = await handler(post({ headers: { "content-type": contentType } }));
+    expect(response.status).toBe(status);
+    expect(calls).toHaveLength(status === 200 ? 1 : 0);
+  });
+
+  it("answers 415 without a Content-Type", async () => {
+    const { handler, calls } = setup();
+    // A Blob without a type makes fetch send no Content-Type.
+    const response = await handler(new Request(URL_, { method: "POST", body: new Blob([body]) }));
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.status).toBe(415);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("answers 413 by Content-Length before reading the body", async () => {
+    // Small chunks: counting would need more than ten of them to pass the limit.
+    const { stream, state } = endlessBody(10);
+    const { handler, calls } = setup(undefined, 100);
+    const request = new Request(URL_, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "5000" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    const response = await handler(request);
+    expect(response.status).toBe(413);
+    expect(calls).toHaveLength(0);
+    expect(state.pulled).toBeLessThanOrEqual(1); // at most the stream's own prefetch
+  });
+
+  it("answers 413 to an endless body once it passes the limit, and cancels it", async () => {
+    const { stream, state } = endlessBody(1000);
+    const { handler, calls } = setup(undefined, 10_000);
+    const response = await handler(post({ body: stream, duplex: "half" }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "body larger than 10000 bytes" });
+    expect(calls).toHaveLength(0);
+    expect(state.pulled).toBeLessThan(20);
+    await vi.waitFor(() => expect(state.cancelled).toBe(true));
+  });
+
+  it("accepts a body of exactly maxBodyBytes and refuses one byte more", async () => {
+    const exact = createWebhookHandler({ onNotification: () => {}, maxBodyBytes: Buffer.byteLength(body) });
+    expect((await exact(post())).status).toBe(200);
+    const under = createWebhookHandler({ onNotification: () => {}, maxBodyBytes: Buffer.byteLength(body) - 1 });
+    expect((await under(post())).status).toBe(413);
+  });
+
+  it("counts bytes, not characters", async () => {
+    const n = copyOf(consentNotification);
+    n.publisher.name = "€".repeat(400); // 1200 bytes in UTF-8
+    const text = JSON.stringify(n);
+    const handler = createWebhookHandler({ onNotification: () => {}, maxBodyBytes: text.length + 100 });
+    const response = await handler(post({ body: new TextEncoder().encode(text), headers: { "content-type": "application/json" } }));
+    expect(response.status).toBe(413);
+  });
+
+  it.each([
+    ["not JSON", "{not json"],
+    ["empty", ""],
+    ["not an object", "[1,2]"],
+    ["missing notificationPayload", JSON.stringify({ category: "CONSENT", type: "CONSENT_REVOKED" })],
+  ])("answers 400 to a body that is %s, without calling onNotification", async (_, text) => {
+    const { handler, calls } = setup();
+    const response = await handler(post({ body: text }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "invalid notification" });
+    expect(calls).toHaveLength(0);
+  });
+
+  it("never echoes the request body", async () => {
+    const { handler } = setup(() => {
+      throw new Error("boom secret-in-error");
+    });
+    const marker = "secret-marker-8271";
+    for (const text of [`{"category":"${marker}"`, JSON.stringify({ ...consentNotification, note: marker })]) {
+      const response = await handler(post({ body: text }));
+      const answer = await response.text();
+      expect(answer).not.toContain(marker);
+      expect(answer).not.toContain("secret-in-error");
+      expect(answer.length).toBeLessThan(100);
+    }
+  });
+
+  it("answers 500 when onNotification throws or rejects, and reports the error to onError", async () => {
+    const errors: unknown[] = [];
+    const failure = new Error("database down");
+    const sync = createWebhookHandler({
+      onNotification: () => {
+        throw failure;
+      },
+      onError: (e) => void errors.push(e),
+    });
+    const async_ = createWebhookHandler({ onNotification: async () => Promise.reject(failure), onError: (e) => void errors.push(e) });
+    for (const handler of [sync, async_]) {
+      const response = await handler(post());
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: "notification not processed" });
+    }
+    expect(errors).toEqual([failure, failure]);
+  });
+
+  it("still answers 500 when onError itself throws", async () => {
+    const handler = createWebhookHandler({
+      onNotification: () => Promise.reject(new Error("a")),
+      onError: () => {
+        throw new Error("logger broke");
+      },
+    });
+    expect((await handler(post())).status).toBe(500);
+  });
+
+  it("answers 400 when the body stream fails mid-way", async () => {
+    const { handler, calls } = setup();
+    let sent = false;
+    const failing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!sent) {
+          sent = true;
+          controller.enqueue(new TextEncoder().encode(body.slice(0, 20)));
+        } else controller.error(new Error("connection reset"));
+      },
+    });
+    const response = await handler(post({ body: failing, duplex: "half" }));
+    expect(response.status).toBe(400);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("refuses bad options up front", () => {
+    expect(() => createWebhookHandler({} as never)).toThrow(TypeError);
+    expect(() => createWebhookHandler({ onNotification: () => {}, maxBodyBytes: -1 })).toThrow(TypeError);
+    expect(() => createWebhookHandler({ onNotification: () => {}, maxBodyBytes: Number.NaN })).toThrow(TypeError);
+  });
+});

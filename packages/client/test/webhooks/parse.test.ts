@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { FdxError, FdxWebhookError } from "../../src/core/errors/index.js";
+import { parseNotification } from "../../src/webhooks/index.js";
+import { consentNotification, copyOf, maintenanceNotification } from "./fixtures.js";
+
+function rejection(input: unknown): FdxWebhookError {
+  try {
+    parseNotification(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(FdxWebhookError);
+    expect(error).toBeInstanceOf(FdxError);
+    return error as FdxWebhookError;
+  }
+  throw new Error("parseNotification accepted the input");
+}
+
+describe("parseNotification: valid notifications", () => {
+  it.each([
+    ["maintenance", maintenanceNotification],
+    ["consent", consentNotification],
+  ])("keeps every member of a full %s notification", (_, full) => {
+    expect(parseNotification(JSON.stringify(full))).toStrictEqual(copyOf(full));
+  });
+
+  const json = JSON.stringify(consentNotification);
+  const bytes = new TextEncoder().encode(json);
+  it.each([
+    ["a string", json],
+    ["a Uint8Array", bytes],
+    ["a Node Buffer", Buffer.from(json)],
+    ["an ArrayBuffer", bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)],
+    ["a view on part of a larger buffer", new Uint8Array(new TextEncoder().encode(`xx${json}yy`).buffer, 2, bytes.byteLength)],
+    ["a DataView", new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+    ["an already-parsed object", copyOf(consentNotification)],
+    ["a string with a byte order mark", `\uFEFF${json}`],
+    ["UTF-8 bytes with a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, ...bytes])],
+  ])("accepts %s", (_, input) => {
+    expect(parseNotification(input)).toStrictEqual(copyOf(consentNotification));
+  });
+
+  it("decodes UTF-8 text beyond ASCII", () => {
+    const n = copyOf(maintenanceNotification);
+    n.publisher.name = "Banque Élan — 銀行 🏦";
+    expect(parseNotification(Buffer.from(JSON.stringify(n))).publisher?.name).toBe("Banque Élan — 銀行 🏦");
+  });
+
+  it("needs only category, type and notificationPayload", () => {
+    expect(parseNotification('{"category":"CONSENT","type":"CONSENT_UPDATED","notificationPayload":{}}')).toStrictEqual({
+      category: "CONSENT",
+      type: "CONSENT_UPDATED",
+      notificationPayload: {},
+    });
+  });
+
+  it("accepts enum values this SDK does not know yet", () => {
+    const n = copyOf(consentNotification);
+    n.category = "FRAUD";
+    n.type = "ACCOUNT_CLOSED";
+    n.notificationPayload.idType = "ACCOUNT";
+    n.url.action = "QUERY";
+    const parsed = parseNotification(n);
+    expect(parsed.category).toBe("FRAUD");
+    expect(parsed.type).toBe("ACCOUNT_CLOSED");
+    expect(parsed.notificationPayload.idType).toBe("ACCOUNT");
+    expect(parsed.url?.action).toBe("QUERY");
+  });
+
+  it("keeps unknown members at every level", () => {
+    const n = copyOf(maintenanceNotification);
+    n.schemaVersion = "1.2";
+    n.extensions = { priority: 3, tags: ["a", null, true] };
+    n.subscriber.contact = { email: "ops@example.com" };
+    n.notificationPayload.severity = "HIGH";
+    n.notificationPayload.customFields[0].unit = "none";
+    n.notificationPayload.url.title = "Details";
+    n.url.method = "GET";
+    expect(parseNotification(JSON.stringify(n))).toStrictEqual(n);
+  });
+
+  it("returns a copy: changing the result leaves the parsed object as it was", () => {
+    const input = copyOf(consentNotification);
+    const parsed = parseNotification(input);
+    parsed.notificationPayload.id = "changed";
+    expect(input.notificationPayload.id).toBe("cns-7f3e2a");
+  });
+
+  it("treats an undefined member of a parsed object as absent", () => {
+    const input = { ...copyOf(consentNotification), notificationId: undefined };
+    expect(parseNotification(input)).not.toHaveProperty("notificationId");
+  });
+});
+
+describe("parseNotification: rejections", () => {
+  it.each([
+    ["empty text", ""],
+    ["truncated JSON", JSON.stringify(consentNotification).slice(0, -1)],
+    ["plain text", "hello"],
+    ["JSON with a trailing comma", '{"category":"CONSENT",}'],
+    ["empty bytes", new Uint8Array(0)],
+  ])("is not JSON: %s", (_, input) => {
+    expect(rejection(input).issues).toEqual([{ path: "", message: "body is not valid JSON" }]);
+  });
+
+  it("is not UTF-8", () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    expect(rejection(bytes).issues).toEqual([{ path: "", message: "body is not valid UTF-8" }]);
+  });
+
+  it("never quotes the body in the error", () => {
+    const error = rejection('{"category": secret-token-value');
+    expect(error.message).not.toContain("secret-token-value");
+    expect(JSON.stringify(error)).not.toContain("secret-token-value");
+  });
+
+  it.each([
+    ["null", "null"],
+    ["a number", "42"],
+    ["a string", '"CONSENT"'],
+    ["a boolean", "true"],
+    ["an array", JSON.stringify([consentNotification])],
+  ])("is not an object: %s", (_, input) => {
+    expect(rejection(input).issues).toEqual([{ path: "", message: "must be an object" }]);
+  });
+
+  it.each([undefined, null, 42, true, Symbol("x"), 10n, () => consentNotification])(
+    "rejects the non-object value %s given directly",
+    (value) => {
+      expect(rejection(value).issues).toHaveLength(1);
+    },
+  );
+
+  it.each(["category", "type", "notificationPayload"])("misses required member %s", (member) => {
+    const n = copyOf(consentNotification);
+    delete n[member];
+    expect(rejection(n).issues).toEqual([{ path: member, message: "is required" }]);
+  });
+
+  it("misses the href of a link", () => {
+    const n = copyOf(consentNotification);
+    delete n.notificationPayload.url.href;
+    expect(rejection(n).issues).toEqual([{ path: "notificationPayload.url.href", message: "is required" }]);
+  });
+
+  it.each([
+    ["category", (n: any) => (n.category = 1), "must be a string"],
+    ["type", (n: any) => (n.type = null), "must be a string"],
+    ["notificationPayload", (n: any) => (n.notificationPayload = "cns-7f3e2a"), "must be an object"],
+    ["notificationPayload.id", (n: any) => (n.notificationPayload.id = 7), "must be a string"],
+    ["notificationPayload.idType", (n: any) => (n.notificationPayload.idType = ["CONSENT"]), "must be a string"],
+    ["notificationPayload.customFields", (n: any) => (n.notificationPayload.customFields = {}), "must be an array"],
+    ["notificationPayload.customFields.0", (n: any) => (n.notificationPayload.customFields[0] = "x"), "must be an object"],
+    ["notificationPayload.customFields.0.value", (n: any) => (n.notificationPayload.customFields[0].value = 3), "must be a string"],
+    ["notificationPayload.url.types.1", (n: any) => n.notificationPayload.url.types.push(5), "must be a string"],
+    ["sentOn", (n: any) => (n.sentOn = 1742030531000), "must be a string"],
+    ["subscriber.name", (n: any) => (n.subscriber.name = { first: "a" }), "must be a string"],
+    ["publisher", (n: any) => (n.publisher = "Example Bank"), "must be an object"],
+    ["url.href", (n: any) => (n.url.href = null), "must be a string"],
+    ["url.action", (n: any) => (n.url.action = 1), "must be a string"],
+  ])("has a wrong type at %s", (path, change, message) => {
+    const n = copyOf(consentNotification);
+    change(n);
+    expect(rejection(JSON.stringify(n)).issues).toEqual([{ path, message }]);
+  });
+
+  it("names every problem at once", () => {
+    const error = rejection({ category: 1, notificationPayload: { id: 2 } });
+    expect(error.issues).toEqual([
+      { path: "category", message: "must be a string" },
+      { path: "type", message: "is required" },
+      { path: "notificationPayload.id", message: "must be a string" },
+    ]);
+    expect(error.message).toContain("notificationPayload.id: must be a string");
+  });
+
+  it("rejects nesting deeper than any notification needs", () => {
+    const n = copyOf(consentNotification);
+    n.extra = JSON.parse("[".repeat(100) + "]".repeat(100));
+    expect(rejection(JSON.stringify(n)).issues[0]?.message).toMatch(/nested deeper/);
+    const deep = "[".repeat(200_000) + "]".repeat(200_000);
+    expect(rejection(deep).issues[0]?.message).toMatch(/nested deeper/);
+  });
+
+  it("rejects a cyclic object instead of overflowing the stack", () => {
+    const n = copyOf(consentNotification);
+    n.self = n;
+    expect(rejection(n).issues[0]?.message).toMatch(/nested deeper/);
+  });
+
+  it("rejects an object whose getter throws", () => {
+    const n = copyOf(consentNotification);
+    Object.defineProperty(n, "boom", { enumerable: true, get: () => { throw new Error("getter"); } });
+    expect(rejection(n).issues).toEqual([{ path: "", message: "body could not be read as JSON" }]);
+  });
+});
