@@ -5,6 +5,7 @@ import type { DownloadTarget } from "../download/target.js";
 import { createStatementPaginator, type StatementListOptions, type StatementPaginator } from "../pagination/paginator.js";
 import { toListRequest, type StatementListParams } from "../pagination/params.js";
 
+/** `client.statements`: an account's statements, and their documents. */
 export interface StatementsResource {
   /**
    * The account's statements, page after page (GET

@@ -1,7 +1,7 @@
 // Pagination against a real HTTP server: what the server receives, byte for byte.
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient, FdxLinkError, FdxValidationError, type StatementListParams } from "../../src/index.js";
-import { ids, page, routes, startServer, type TestServer } from "./helpers.js";
+import { createClient, FdxLinkError, FdxTimeoutError, FdxValidationError, type StatementListParams } from "../../src/index.js";
+import { ids, json, page, routes, startServer, type TestServer } from "./helpers.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -236,5 +236,43 @@ describe("link safety", () => {
     expect(error).toBeInstanceOf(FdxLinkError);
     expect(seen).toEqual(["s1", "s2", "s3"]);
     expect(server.urls()).toEqual([FIRST, "/a", "/b"]);
+  });
+});
+
+describe("per-page requests", () => {
+  it("applies timeoutMs to each page's wait for headers", async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === FIRST) return json(res, 200, page(["s1"], { next: "/slow" }));
+      // Never answers: only the client's timeout ends this request.
+    });
+    servers.push(server);
+    const client = createClient({ baseUrl: server.origin, token: "tkn", maxRetries: 0, timeoutMs: 100 });
+    const seen: unknown[] = [];
+    const error = await (async () => {
+      for await (const statement of client.statements.list(PA)) seen.push(statement.statementId);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual(["s1"]);
+    expect(error).toBeInstanceOf(FdxTimeoutError);
+    expect(server.urls()).toEqual([FIRST, "/slow"]);
+  });
+
+  it("with prefetch, cancels the page requested ahead when the consumer stops", async () => {
+    let aheadClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (aheadClosed = resolve));
+    let aheadArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (aheadArrived = resolve));
+    const server = await startServer((req, res) => {
+      if (req.url === FIRST) return json(res, 200, page(["s1", "s2"], { next: "/held" }));
+      aheadArrived();
+      res.on("close", aheadClosed);
+    });
+    servers.push(server);
+    for await (const statement of clientFor(server).statements.list(PA, { prefetch: 1 })) {
+      expect(statement.statementId).toBe("s1");
+      await arrived;
+      break;
+    }
+    await closed;
+    expect(server.urls()).toEqual([FIRST, "/held"]);
   });
 });
