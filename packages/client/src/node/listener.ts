@@ -132,6 +132,12 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
     {
       start(c) {
         controller = c;
+        // Already read (a body parser ran first): 'end' will not come again, so don't wait for it.
+        if (req.readableEnded) {
+          settled = true;
+          controller.close();
+          return;
+        }
         req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
         req.pause();
       },

@@ -154,6 +154,17 @@ describe("toNodeListener(createWebhookHandler(...)) over real HTTP", () => {
     expect(bytesRead()).toBeLessThan(planned / 8);
   });
 
+  it("answers 400 instead of hanging when a body parser already read the body", async () => {
+    const { listener, calls } = receiver();
+    const { url } = await serve((req, res) => {
+      req.resume(); // what express.json() and friends do
+      req.on("end", () => listener(req, res));
+    });
+    const response = await postJson(url, body);
+    expect(response.status).toBe(400);
+    expect(calls).toHaveLength(0);
+  });
+
   it("streams a large response body back and copies status and headers", async () => {
     const big = "x".repeat(3 * 1024 * 1024);
     const listener = toNodeListener(async (request) => {
