@@ -22,11 +22,12 @@ export interface StatementPage {
 }
 
 /**
- * Reads and checks a page body (its `prevHref` is the server's, before any fallback). Only what iteration relies on is checked
- * (an object; `statements` an array; link hrefs strings); a missing
- * `statements` is an empty page, and a missing, null or empty link means
- * "none", as providers send all three. With `validateResponses`, the whole
- * page is checked against the statement list schema as well.
+ * Reads and checks a page body; its `prevHref` is the server's, before any
+ * fallback. Only what iteration relies on is always checked (an object,
+ * `statements` an array, link hrefs strings): a missing `statements` is an
+ * empty page, and a missing, null or empty link means "none", as providers
+ * send all three. With `validateResponses`, the whole page is checked against
+ * the statement list schema as well.
  */
 export async function readPage(
   p: Pipeline,
