@@ -94,15 +94,16 @@ describe("timeouts", () => {
     server = await startHttp((_, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.write(grant.slice(0, 5));
-      setTimeout(() => res.end(grant.slice(5)), 300);
+      setTimeout(() => res.end(grant.slice(5)), 1_500);
     });
-    await expect(clientFor(server.url, { timeoutMs: 100 }).consents.get("c-1")).resolves.toEqual(JSON.parse(grant));
+    // Generous margins: headers come at once, the body long after the timeout would have fired.
+    await expect(clientFor(server.url, { timeoutMs: 500 }).consents.get("c-1")).resolves.toEqual(JSON.parse(grant));
   });
 
   it("the timeout does not cover the token function", async () => {
     server = await startHttp((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(grant));
-    const slowToken = () => new Promise<string>((resolve) => setTimeout(() => resolve("late-token"), 300));
-    await expect(clientFor(server.url, { timeoutMs: 100, token: slowToken }).consents.get("c-1")).resolves.toBeDefined();
+    const slowToken = () => new Promise<string>((resolve) => setTimeout(() => resolve("late-token"), 1_500));
+    await expect(clientFor(server.url, { timeoutMs: 500, token: slowToken }).consents.get("c-1")).resolves.toBeDefined();
   });
 });
 
