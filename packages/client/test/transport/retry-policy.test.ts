@@ -1,0 +1,49 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "../../src/internal/retry.js";
+
+describe("backoff", () => {
+  it("is full jitter below min(8 s, 0.5 s · 2^retry)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (retry, r) => {
+        const ms = backoffMs(retry, () => r);
+        expect(ms).toBeGreaterThanOrEqual(0);
+        expect(ms).toBeLessThan(Math.min(8_000, 500 * 2 ** retry));
+      }),
+    );
+  });
+
+  it("doubles from 0.5 s and stops at 8 s", () => {
+    const top = (retry: number) => backoffMs(retry, () => 0.999_999) + 1;
+    expect([0, 1, 2, 3, 4, 5, 9].map(top)).toEqual([500, 1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+  });
+});
+
+describe("Retry-After", () => {
+  const now = Date.parse("2024-06-01T12:00:00Z");
+  it.each([
+    ["0", 0],
+    ["1", 1_000],
+    [" 120 ", 120_000],
+    ["Sat, 01 Jun 2024 12:00:05 GMT", 5_000],
+    ["Sat, 01 Jun 2024 11:00:00 GMT", 0],
+  ])("%j → %i ms", (value, ms) => {
+    expect(parseRetryAfter(value, now)).toBe(ms);
+  });
+
+  it.each([null, "", "soon", "-5"])("%j is ignored", (value) => {
+    expect(parseRetryAfter(value, now)).toBeUndefined();
+  });
+});
+
+describe("retryable", () => {
+  it("429 and 503 for every method; 500/502/504 and connection failures only for GET, PATCH, DELETE", () => {
+    for (const method of ["GET", "PATCH", "DELETE", "POST"]) {
+      expect(isRetryableStatus(method, 429)).toBe(true);
+      expect(isRetryableStatus(method, 503)).toBe(true);
+      for (const status of [500, 502, 504]) expect(isRetryableStatus(method, status)).toBe(method !== "POST");
+      expect(isRetryableFailure(method)).toBe(method !== "POST");
+      for (const status of [400, 401, 404, 405, 501]) expect(isRetryableStatus(method, status)).toBe(false);
+    }
+  });
+});
