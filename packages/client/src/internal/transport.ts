@@ -40,6 +40,7 @@ export function createTransport(config: TransportConfig): Transport {
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+    checkCallOptions(maxRetries, timeoutMs);
     // Read once so every attempt can send the same bytes.
     const body = method === "GET" || method === "HEAD" || request.body === null ? undefined : await request.arrayBuffer();
 
@@ -79,6 +80,13 @@ export function createTransport(config: TransportConfig): Transport {
     send,
     fetchFor: (options, mode) => (request) => send(request, options, mode),
   };
+}
+
+function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
+  const issues = [];
+  if (!(Number.isInteger(maxRetries) && (maxRetries as number) >= 0)) issues.push({ path: "maxRetries", message: "must be an integer >= 0" });
+  if (!(Number.isInteger(timeoutMs) && (timeoutMs as number) >= 0)) issues.push({ path: "timeoutMs", message: "must be an integer >= 0" });
+  if (issues.length) throw new FdxValidationError(issues);
 }
 
 // Header values the platform refuses would otherwise surface as a TypeError

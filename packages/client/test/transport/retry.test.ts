@@ -98,6 +98,16 @@ describe("client options", () => {
     expect((error as FdxValidationError).issues.map((i) => i.path)).toContain(path);
   });
 
+  it.each([
+    [{ maxRetries: -1 }, "maxRetries"],
+    [{ timeoutMs: Number.NaN }, "timeoutMs"],
+  ])("per-call %o is rejected before sending", async (options, path) => {
+    const error = (await rejectionOf(client.subscriptions.get("s-1", options))) as FdxValidationError;
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect(error.issues.map((i) => i.path)).toEqual([path]);
+    expect(seen).toHaveLength(0);
+  });
+
   it("looks fetch up at call time, so a fetch patched after createClient is used", async () => {
     const late = createClient({ baseUrl: "https://late.test", token: TOKEN, maxRetries: 0 });
     const original = globalThis.fetch;
