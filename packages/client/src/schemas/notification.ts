@@ -1,4 +1,4 @@
-import { z } from "zod/mini";
+import * as z from "zod/mini";
 
 // Schemas for the webhook notification (service description §2.2, §2.3, §2.5).
 //

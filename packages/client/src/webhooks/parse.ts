@@ -1,4 +1,4 @@
-import { z } from "zod/mini";
+import * as z from "zod/mini";
 import { FdxWebhookError, type FdxIssue } from "../core/errors/index.js";
 import { notificationSchema, type Notification } from "../schemas/notification.js";
 import { readJson } from "./json.js";
