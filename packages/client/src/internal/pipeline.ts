@@ -7,10 +7,7 @@ import type { paths as StatementPaths } from "../generated/statements.js";
 import { createTransport, type Transport } from "./transport.js";
 import { trimBase } from "./url.js";
 
-/** What a response schema must offer: a check that yields issues. Kept structural so zod stays out of this module. */
-export interface ResponseCheck<T> {
-  (value: unknown): { ok: true; value: T } | { ok: false; issues: FdxIssue[] };
-}
+import type { ResponseKind } from "../schemas/responses.js";
 
 /** Everything a resource needs: one transport, typed openapi-fetch clients over it, and the settings. */
 export interface Pipeline {
@@ -90,11 +87,13 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
 }
 
 /** Applies a response check when `validateResponses` is on. */
-export function checkResponse<T>(pipeline: Pipeline, status: number, value: unknown, check: ResponseCheck<T>): T {
+export async function checkResponse<T>(pipeline: Pipeline, status: number, value: unknown, kind: ResponseKind): Promise<T> {
   if (!pipeline.validateResponses) return value as T;
-  const result = check(value);
-  if (!result.ok) throw new FdxResponseError(status, result.issues);
-  return result.value;
+  // zod and the response schemas load only for clients that opt in.
+  const { responseIssues } = await import("../schemas/responses.js");
+  const issues = responseIssues(kind, value);
+  if (issues.length) throw new FdxResponseError(status, issues);
+  return value as T;
 }
 
 /**
@@ -136,9 +135,9 @@ export async function requestJson<T>(
   pipeline: Pipeline,
   options: RequestOptions | undefined,
   call: (fetch: FetchLike) => Promise<{ data?: unknown }>,
-  check?: ResponseCheck<T>,
+  kind?: ResponseKind,
 ): Promise<T> {
   const { data, status } = await requestData(pipeline, options, call);
   if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
-  return check ? checkResponse(pipeline, status, data, check) : (data as T);
+  return kind ? checkResponse(pipeline, status, data, kind) : (data as T);
 }

@@ -52,11 +52,12 @@ export function createTransport(config: TransportConfig): Transport {
       const outcome = await attempt(config, request, { method, headers, body }, timeoutMs, signal);
       let failure: FdxError;
       let delay: number | undefined;
-      if (outcome instanceof Response) {
+      // Not `instanceof Response`: servers such as @hono/node-server swap the global Response class.
+      if (!(outcome instanceof FdxError)) {
         if (outcome.ok) {
           if (!mode.readBody) return outcome;
           const buffered = await buffer(outcome, method, request.url, signal);
-          if (buffered instanceof Response) return buffered;
+          if (!(buffered instanceof FdxError)) return buffered;
           if (!isRetryableFailure(method)) throw buffered;
           failure = buffered;
         } else {

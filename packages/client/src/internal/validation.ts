@@ -1,22 +1,36 @@
-import * as z from "zod/mini";
 import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
-import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/subscription.js";
+import type { SubscriptionInput, SubscriptionUpdate } from "../models.js";
+import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/enums.js";
 
 // Input checks run before anything is sent (DESIGN.md §3 "Input checks").
-// zod/mini keeps them out of the way of the browser bundle size.
+// They are plain predicates rather than zod schemas: arguments are flat
+// strings and numbers, and zod's runtime would more than double the main
+// entry's size for them. zod guards the structured, untrusted data: webhook
+// bodies and (opt-in) responses.
+
+/** Returns why `value` is unacceptable, or undefined when it is fine. */
+export type Check = (value: unknown) => string | undefined;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+// The address form zod's `email()` accepts (no quoted local parts, no IP literals).
+const EMAIL = /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+
+const string =
+  (rule: (v: string) => string | undefined = () => undefined): Check =>
+  (v) =>
+    typeof v === "string" ? rule(v) : "must be a string";
 
 /** A path id: non-empty, and never `.` or `..` (URL parsers resolve even `%2E%2E` as a parent segment). */
-export function idSchema(maxLength?: number) {
-  const base = z.string({ error: "must be a string" }).check(
-    z.minLength(1, { error: "must be a non-empty string" }),
-    z.refine((v: string) => v !== "." && v !== "..", { error: 'must not be "." or ".."' }),
+export function idCheck(maxLength?: number): Check {
+  return string((v) => {
+    if (v === "") return "must be a non-empty string";
+    if (v === "." || v === "..") return 'must not be "." or ".."';
     // encodeURIComponent throws on a lone surrogate; reject it here as bad input instead.
-    z.refine((v: string) => !LONE_SURROGATE.test(v), { error: "must be well-formed Unicode" }),
-  );
-  return maxLength === undefined ? base : base.check(z.maxLength(maxLength, { error: `must be at most ${maxLength} characters` }));
+    if (LONE_SURROGATE.test(v)) return "must be well-formed Unicode";
+    if (maxLength !== undefined && v.length > maxLength) return `must be at most ${maxLength} characters`;
+    return undefined;
+  });
 }
 
 /** `YYYY-MM-DD` naming a real calendar day. */
@@ -39,62 +53,82 @@ export function isCallbackUrl(value: string, allowInsecure: boolean): boolean {
   return allowInsecure && url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
 }
 
-function callbackUrl(allowInsecure: boolean) {
-  const error = allowInsecure
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    typeof v === "string" && values.includes(v) ? undefined : `must be one of ${values.join(", ")}`;
+
+function callbackUrl(allowInsecure: boolean): Check {
+  const message = allowInsecure
     ? "must be an absolute https: URL, or http: to localhost, 127.0.0.1 or [::1]"
     : "must be an absolute https: URL";
-  return z.string({ error: "must be a string" }).check(z.refine((v: string) => isCallbackUrl(v, allowInsecure), { error }));
+  return string((v) => (isCallbackUrl(v, allowInsecure) ? undefined : message));
 }
 
-const effectiveDate = z
-  .string({ error: "must be a string" })
-  .check(z.refine(isCalendarDate, { error: "must be a real calendar date as YYYY-MM-DD" }));
-const callbackEmail = z.email({ error: "must be an e-mail address" });
+const effectiveDate = string((v) => (isCalendarDate(v) ? undefined : "must be a real calendar date as YYYY-MM-DD"));
+const callbackEmail = string((v) => (EMAIL.test(v) ? undefined : "must be an e-mail address"));
 
-export function subscriptionInputSchema(allowInsecure: boolean) {
-  return z.object({
-    category: z.enum(CATEGORIES, { error: `must be one of ${CATEGORIES.join(", ")}` }),
-    type: z.enum(TYPES, { error: `must be one of ${TYPES.join(", ")}` }),
+/** Field name → its check; a name ending in `?` is optional (absent or undefined passes). */
+export type Fields = Record<string, Check>;
+
+/**
+ * Checks an object's fields and returns a copy holding only the declared,
+ * present ones (unknown keys are not sent), or the issues found.
+ */
+export function checkFields(value: unknown, fields: Fields, prefix = ""): { data: Record<string, unknown>; issues: FdxIssue[] } {
+  const data: Record<string, unknown> = {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { data, issues: [{ path: prefix, message: "must be an object" }] };
+  }
+  const issues: FdxIssue[] = [];
+  const record = value as Record<string, unknown>;
+  for (const [key, check] of Object.entries(fields)) {
+    const optional = key.endsWith("?");
+    const name = optional ? key.slice(0, -1) : key;
+    const field = record[name];
+    if (field === undefined && optional) continue;
+    const message = field === undefined ? "is required" : check(field);
+    if (message) issues.push({ path: prefix ? `${prefix}.${name}` : name, message });
+    else data[name] = field;
+  }
+  return { data, issues };
+}
+
+function orThrow<T>({ data, issues }: { data: Record<string, unknown>; issues: FdxIssue[] }): T {
+  if (issues.length) throw new FdxValidationError(issues);
+  return data as T;
+}
+
+/** Checks `subscriptions.create` input; returns the body to send. */
+export function subscriptionInputCheck(allowInsecure: boolean): (input: unknown) => SubscriptionInput {
+  const fields: Fields = {
+    category: oneOf(CATEGORIES),
+    type: oneOf(TYPES),
     callbackUrl: callbackUrl(allowInsecure),
-    effectiveDate: z.optional(effectiveDate),
-    callbackEmail: z.optional(callbackEmail),
-  });
+    "effectiveDate?": effectiveDate,
+    "callbackEmail?": callbackEmail,
+  };
+  return (input) => orThrow(checkFields(input, fields));
 }
 
-export function subscriptionUpdateSchema(allowInsecure: boolean) {
-  return z
-    .object({
-      callbackUrl: z.optional(callbackUrl(allowInsecure)),
-      effectiveDate: z.optional(effectiveDate),
-      callbackEmail: z.optional(callbackEmail),
-    })
-    .check(
-      z.refine((v) => v.callbackUrl !== undefined || v.effectiveDate !== undefined || v.callbackEmail !== undefined, {
-        error: "must set at least one of callbackUrl, effectiveDate, callbackEmail",
-      }),
-    );
-}
-
-/** Parses `value` or throws `FdxValidationError` naming every bad field. `prefix` names the argument in issue paths. */
-export function check<T>(schema: z.ZodMiniType<T>, value: unknown, prefix = ""): T {
-  const result = z.safeParse(schema, value);
-  if (result.success) return result.data;
-  throw new FdxValidationError(toIssues(result.error.issues, prefix));
-}
-
-export function toIssues(issues: readonly { path: PropertyKey[]; message: string }[], prefix = ""): FdxIssue[] {
-  return issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join("."),
-    message: issue.message,
-  }));
+/** Checks `subscriptions.update` input (at least one field); returns the body to send. */
+export function subscriptionUpdateCheck(allowInsecure: boolean): (patch: unknown) => SubscriptionUpdate {
+  const fields: Fields = { "callbackUrl?": callbackUrl(allowInsecure), "effectiveDate?": effectiveDate, "callbackEmail?": callbackEmail };
+  return (patch) => {
+    const result = checkFields(patch, fields);
+    if (!result.issues.length && Object.keys(result.data).length === 0) {
+      result.issues.push({ path: "", message: "must set at least one of callbackUrl, effectiveDate, callbackEmail" });
+    }
+    return orThrow(result);
+  };
 }
 
 /** Checks several path ids at once so one error lists them all. */
 export function checkIds(ids: Record<string, unknown>, maxLengths: Record<string, number> = {}): void {
   const issues: FdxIssue[] = [];
   for (const [name, value] of Object.entries(ids)) {
-    const result = z.safeParse(idSchema(maxLengths[name]), value);
-    if (!result.success) issues.push(...toIssues(result.error.issues, name));
+    const message = idCheck(maxLengths[name])(value);
+    if (message) issues.push({ path: name, message });
   }
   if (issues.length) throw new FdxValidationError(issues);
 }

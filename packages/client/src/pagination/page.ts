@@ -2,10 +2,7 @@ import { FdxResponseError, type FdxIssue } from "../core/errors/index.js";
 import type { Statement } from "../models.js";
 import { bodyError } from "../download/body.js";
 import { checkResponse, type Pipeline } from "../internal/pipeline.js";
-import { responseCheck } from "../internal/response-check.js";
-import { statementListSchema } from "../schemas/statement.js";
 
-const listCheck = responseCheck(statementListSchema);
 
 /** One page of `statements.list`. */
 export interface StatementPage {
@@ -51,7 +48,7 @@ export async function readPage(
   if (!isRecord(data)) {
     throw new FdxResponseError(response.status, [{ path: "", message: "must be a statement list object" }]);
   }
-  checkResponse(p, response.status, data, listCheck);
+  await checkResponse(p, response.status, data, "statementList");
   const issues: FdxIssue[] = [];
   let statements: Statement[] = [];
   if (Array.isArray(data.statements)) statements = data.statements as Statement[];

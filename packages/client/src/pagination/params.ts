@@ -1,6 +1,5 @@
-import * as z from "zod/mini";
 import { FdxValidationError } from "../core/errors/index.js";
-import { idSchema, isCalendarDate, toIssues } from "../internal/validation.js";
+import { checkFields, idCheck, isCalendarDate, type Check, type Fields } from "../internal/validation.js";
 
 /** Parameters of `statements.list`. Only `providerId` and `accountId` are required; omitted ones are not sent. */
 export interface StatementListParams {
@@ -39,52 +38,35 @@ function toInstant(value: Date | string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-const time = z.union([z.date(), z.string()], { error: "must be a Date or an ISO 8601 string" }).check(
-  z.refine((v: Date | string) => toInstant(v) !== undefined, { error: "must be a valid date (Date or ISO 8601 string)" }),
-);
+const time: Check = (v) =>
+  (v instanceof Date || typeof v === "string") && toInstant(v) !== undefined
+    ? undefined
+    : "must be a valid date (Date or ISO 8601 string)";
 
-const paramsSchema = z
-  .object(
-    {
-      providerId: idSchema(),
-      accountId: idSchema(),
-      startTime: z.optional(time),
-      endTime: z.optional(time),
-      offset: z.optional(
-        z.union([z.number(), z.string()], { error: "must be an integer >= 0 or a cursor string" }).check(
-          z.refine((v: number | string) => (typeof v === "number" ? Number.isSafeInteger(v) && v >= 0 : v !== ""), {
-            error: "must be an integer >= 0 or a non-empty cursor string",
-          }),
-        ),
-      ),
-      limit: z.optional(
-        z.number({ error: "must be an integer >= 1" }).check(
-          z.refine((v: number) => Number.isSafeInteger(v) && v >= 1, { error: "must be an integer >= 1" }),
-        ),
-      ),
-    },
-    { error: "must be an object with providerId and accountId" },
-  )
-  .check(
-    z.refine(
-      (v) => {
-        const start = v.startTime === undefined ? undefined : toInstant(v.startTime);
-        const end = v.endTime === undefined ? undefined : toInstant(v.endTime);
-        return !start || !end || start.getTime() <= end.getTime();
-      },
-      { error: "must not be after endTime", path: ["startTime"] },
-    ),
-  );
+const fields: Fields = {
+  providerId: idCheck(),
+  accountId: idCheck(),
+  "startTime?": time,
+  "endTime?": time,
+  "offset?": (v) =>
+    (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) || (typeof v === "string" && v !== "")
+      ? undefined
+      : "must be an integer >= 0 or a non-empty cursor string",
+  "limit?": (v) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 1 ? undefined : "must be an integer >= 1"),
+};
 
 /** Checks `statements.list` parameters; throws `FdxValidationError` listing every bad one. */
 export function toListRequest(params: StatementListParams): ListRequest {
-  const result = z.safeParse(paramsSchema, params);
-  if (!result.success) throw new FdxValidationError(toIssues(result.error.issues));
-  const { providerId, accountId, startTime, endTime, offset, limit } = result.data;
+  const { data, issues } = checkFields(params, fields);
+  const { providerId, accountId, startTime, endTime, offset, limit } = data as unknown as StatementListParams;
+  const start = startTime === undefined ? undefined : toInstant(startTime);
+  const end = endTime === undefined ? undefined : toInstant(endTime);
+  if (start && end && start.getTime() > end.getTime()) issues.push({ path: "startTime", message: "must not be after endTime" });
+  if (issues.length) throw new FdxValidationError(issues);
   const query: ListRequest["query"] = {};
   // Built key by key: an absent parameter is not sent at all.
-  if (startTime !== undefined) query.startTime = toInstant(startTime)!.toISOString();
-  if (endTime !== undefined) query.endTime = toInstant(endTime)!.toISOString();
+  if (start) query.startTime = start.toISOString();
+  if (end) query.endTime = end.toISOString();
   if (offset !== undefined) query.offset = offset;
   if (limit !== undefined) query.limit = limit;
   return { path: { providerId, accountId }, query };

@@ -1,11 +1,8 @@
 import type { RequestOptions } from "../core/options.js";
 import { requestJson, type Pipeline } from "../internal/pipeline.js";
-import { responseCheck } from "../internal/response-check.js";
 import { checkIds } from "../internal/validation.js";
 import type { ConsentGrant } from "../models.js";
-import { consentGrantSchema } from "../schemas/consent.js";
 
-const checkConsent = responseCheck(consentGrantSchema);
 
 /** `client.consents`: consent grant lookup. */
 export interface ConsentsResource {
@@ -25,7 +22,7 @@ export function consentsResource(p: Pipeline): ConsentsResource {
         p,
         options,
         (fetch) => p.consents.GET("/consents/{version}/{consentId}", { params: { path }, fetch }),
-        checkConsent,
+        "consent",
       );
     },
   };

@@ -1,11 +1,8 @@
 import type { RequestOptions } from "../core/options.js";
 import { requestJson, type Pipeline } from "../internal/pipeline.js";
-import { responseCheck } from "../internal/response-check.js";
 import { checkIds } from "../internal/validation.js";
 import type { MaintenanceNotification } from "../models.js";
-import { maintenanceNotificationSchema } from "../schemas/maintenance.js";
 
-const checkMaintenance = responseCheck(maintenanceNotificationSchema);
 
 /** `client.maintenance`: maintenance notification details. */
 export interface MaintenanceResource {
@@ -22,7 +19,7 @@ export function maintenanceResource(p: Pipeline): MaintenanceResource {
         p,
         options,
         (fetch) => p.notifications.GET("/notifications/{version}/maintenance/{notificationPayloadId}", { params: { path }, fetch }),
-        checkMaintenance,
+        "maintenance",
       );
     },
   };

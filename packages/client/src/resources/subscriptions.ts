@@ -1,16 +1,10 @@
 import { FdxResponseError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
 import { checkResponse, requestData, requestJson, type Pipeline } from "../internal/pipeline.js";
-import { responseCheck } from "../internal/response-check.js";
-import { check, checkIds, subscriptionInputSchema, subscriptionUpdateSchema } from "../internal/validation.js";
+import { checkIds, subscriptionInputCheck, subscriptionUpdateCheck } from "../internal/validation.js";
 import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
-import { notificationSchema } from "../schemas/notification.js";
-import { subscriptionArraySchema, subscriptionSchema } from "../schemas/subscription.js";
 
 const MAX_SUBSCRIPTION_ID = 256;
-const checkSubscription = responseCheck(subscriptionSchema);
-const checkSubscriptions = responseCheck(subscriptionArraySchema);
-const checkNotification = responseCheck(notificationSchema);
 
 /** `client.subscriptions`: notification subscriptions (`/notifications/{v}/subscriptions`). */
 export interface SubscriptionsResource {
@@ -29,8 +23,8 @@ export interface SubscriptionsResource {
 }
 
 export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
-  const inputSchema = subscriptionInputSchema(p.allowInsecureCallbackUrls);
-  const updateSchema = subscriptionUpdateSchema(p.allowInsecureCallbackUrls);
+  const checkInput = subscriptionInputCheck(p.allowInsecureCallbackUrls);
+  const checkUpdate = subscriptionUpdateCheck(p.allowInsecureCallbackUrls);
   // The spec allows only v1; a caller naming another version gets the server's 501/1106.
   const version = () => p.versions.notifications as "v1";
   const idPath = (subscriptionId: string) => {
@@ -41,19 +35,19 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
   // Every method is async so that input errors reject the returned promise instead of throwing synchronously.
   return {
     async create(input, options) {
-      const body = check(inputSchema, input);
+      const body = checkInput(input);
       return requestJson(
         p,
         options,
         (fetch) => p.notifications.POST("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, body, fetch }),
-        checkSubscription,
+        "subscription",
       );
     },
     async list(options) {
       const { data, status } = await requestData(p, options, (fetch) =>
         p.notifications.GET("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, fetch }),
       );
-      return checkResponse(p, status, toSubscriptionArray(data, status), checkSubscriptions);
+      return checkResponse(p, status, toSubscriptionArray(data, status), "subscriptions");
     },
     async get(subscriptionId, options) {
       const path = idPath(subscriptionId);
@@ -61,17 +55,17 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
         p,
         options,
         (fetch) => p.notifications.GET("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, fetch }),
-        checkSubscription,
+        "subscription",
       );
     },
     async update(subscriptionId, patch, options) {
       const path = idPath(subscriptionId);
-      const body = check(updateSchema, patch);
+      const body = checkUpdate(patch);
       return requestJson(
         p,
         options,
         (fetch) => p.notifications.PATCH("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, body, fetch }),
-        checkSubscription,
+        "subscription",
       );
     },
     async delete(subscriptionId, options) {
@@ -92,7 +86,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
             body: { id: subscriptionId },
             fetch,
           }),
-        checkNotification,
+        "notification",
       );
     },
   };

@@ -14,10 +14,9 @@ import * as z from "zod/mini";
 // test/webhooks/schema-types.test.ts holds these schemas and types equal to
 // the types generated from specs/notifications.yaml, enums widened.
 
-/** Known notification categories. Others may arrive from a newer server. */
-export const NOTIFICATION_CATEGORIES = ["MAINTENANCE", "CONSENT"] as const;
-/** Known notification types. Others may arrive from a newer server. */
-export const NOTIFICATION_TYPES = ["SERVICE", "PLANNED_OUTAGE", "CONSENT_UPDATED", "CONSENT_REVOKED"] as const;
+// Known categories and types; others may arrive from a newer server.
+import { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
+export { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES };
 /** Known payload id types: what `notificationPayload.id` identifies. */
 export const NOTIFICATION_ID_TYPES = ["MAINTENANCE", "CONSENT"] as const;
 /** Known link actions. */

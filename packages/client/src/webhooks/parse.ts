@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
-import { FdxWebhookError, type FdxIssue } from "../core/errors/index.js";
+import { FdxWebhookError } from "../core/errors/index.js";
 import { notificationSchema, type Notification } from "../schemas/notification.js";
+import { toIssues } from "../schemas/issues.js";
 import { readJson } from "./json.js";
 
 /**
@@ -29,8 +30,4 @@ export function parseNotification(input: unknown): Notification {
   const result = z.safeParse(notificationSchema, json.value);
   if (!result.success) throw new FdxWebhookError(toIssues(result.error.issues));
   return result.data;
-}
-
-function toIssues(issues: readonly { path: PropertyKey[]; message: string }[]): FdxIssue[] {
-  return issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
 }

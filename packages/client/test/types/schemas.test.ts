@@ -7,7 +7,8 @@ import type { components as C } from "../../src/generated/consents.js";
 import type { components as N } from "../../src/generated/notifications.js";
 import type { components as S } from "../../src/generated/statements.js";
 import type { OpenEnums } from "../../src/internal/open-enum.js";
-import { subscriptionInputSchema, subscriptionUpdateSchema } from "../../src/internal/validation.js";
+import { subscriptionInputCheck, subscriptionUpdateCheck } from "../../src/internal/validation.js";
+import { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "../../src/schemas/enums.js";
 import type { ConsentGrant, MaintenanceNotification, Notification, Statement, StatementList, Subscription } from "../../src/index.js";
 import { consentGrantSchema } from "../../src/schemas/consent.js";
 import { maintenanceNotificationSchema } from "../../src/schemas/maintenance.js";
@@ -62,9 +63,13 @@ describe("public response types are the opened generated types", () => {
   });
 });
 
-describe("input schemas equal the generated request types (closed enums)", () => {
-  it("create and update", () => {
-    expectTypeOf<z.output<ReturnType<typeof subscriptionInputSchema>>>().toEqualTypeOf<N["schemas"]["SubscriptionRequest"]>();
-    expectTypeOf<z.output<ReturnType<typeof subscriptionUpdateSchema>>>().toEqualTypeOf<N["schemas"]["SubscriptionUpdate"]>();
+describe("input checks match the generated request types (closed enums)", () => {
+  it("create and update return the generated request bodies", () => {
+    expectTypeOf<ReturnType<ReturnType<typeof subscriptionInputCheck>>>().toEqualTypeOf<N["schemas"]["SubscriptionRequest"]>();
+    expectTypeOf<ReturnType<ReturnType<typeof subscriptionUpdateCheck>>>().toEqualTypeOf<N["schemas"]["SubscriptionUpdate"]>();
+  });
+  it("the enum values checked are exactly the spec's", () => {
+    expectTypeOf<(typeof NOTIFICATION_CATEGORIES)[number]>().toEqualTypeOf<N["schemas"]["NotificationCategory"]>();
+    expectTypeOf<(typeof NOTIFICATION_TYPES)[number]>().toEqualTypeOf<N["schemas"]["NotificationType"]>();
   });
 });
