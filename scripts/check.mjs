@@ -3,7 +3,7 @@
 // `N passed, N failed` that sums the test runs (vitest's tests, plus each
 // gate counted as one test) so a run that tested nothing shows.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,6 +19,7 @@ const gates = [
   ["typecheck", `${pnpm} run typecheck`],
   ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
   ["package gates: publint, attw --pack", "node scripts/check-packages.mjs"],
+  ["fresh consumer app: packed tarballs, ESM and CJS", "node scripts/check-consumer.mjs"],
 ];
 
 let passed = 0;
@@ -32,6 +33,21 @@ function run(label, command) {
   const ok = result.status === 0;
   console.log(`${ok ? "✔" : "✘"} ${label} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return ok;
+}
+
+// The browser tests drive Debian's Chromium; a fresh machine may not have it.
+const chromium = "/usr/bin/chromium";
+if (!existsSync(chromium) && process.getuid?.() === 0 && spawnSync("which", ["apt-get"]).status === 0) {
+  run("install Chromium (Debian package)", "apt-get update -qq && apt-get install -y -qq chromium");
+}
+if (!existsSync(chromium)) {
+  console.log(`\n! ${chromium} not found: browser tests skipped (install Debian's chromium package to run them).`);
+  process.env.FDXKIT_SKIP_BROWSER = "1";
+  // CI must run them: there a missing browser is a failure, not a skip.
+  if (process.env.CI) {
+    failed++;
+    failures.push("browser tests (no Chromium)");
+  }
 }
 
 for (const [label, command] of gates) {
