@@ -110,7 +110,7 @@ export class DeliveryQueue {
         redirect: "manual",
         signal: attempt.signal,
       });
-      await response.body?.cancel().catch(() => undefined);
+      void response.body?.cancel().catch(() => undefined); // not awaited: under msw (2.13, Node) cancelling a mocked body never settles
       return response;
     } finally {
       clearTimeout(timer);
