@@ -19,6 +19,7 @@ console.log(`sandbox      ${mock.baseUrl} (statements at ${mock.productsUrl})`);
 // A local webhook receiver: the sandbox really POSTs the test event here.
 /** @type {(n: import("@fdxkit/client").Notification) => void} */
 let onWebhook = () => {};
+/** @type {Promise<import("@fdxkit/client").Notification>} */
 const received = new Promise((resolve) => (onWebhook = resolve));
 const receiver = http.createServer(toNodeListener(createWebhookHandler({ onNotification: async (n) => onWebhook(n) })));
 await new Promise((resolve) => receiver.listen(0, "127.0.0.1", () => resolve(undefined)));
@@ -38,7 +39,7 @@ try {
   console.log(`subscribed   ${subscription.subscriptionId} (${subscription.category}/${subscription.type})`);
 
   const sent = await client.subscriptions.sendTestEvent(subscription.subscriptionId);
-  const notification = await received;
+  const notification = await within(5_000, received, "no webhook arrived within 5 s");
   console.log(`webhook      ${notification.category}/${notification.type} received (test event ${sent.notificationId})`);
 
   if (isConsentNotification(notification)) {
@@ -69,17 +70,43 @@ try {
       bytes += result.bytes;
     }
   }
-  console.log(`statements   ${statements} in ${pages} pages; ${saved} PDFs saved to ${path.relative(process.cwd(), outDir) || "."} (${(bytes / 1024).toFixed(0)} KiB)`);
+  const skipped = statements - saved;
+  console.log(
+    `statements   ${statements} of ${providerId}/${accountId} in ${pages} pages; ${saved} PDFs saved to ${path.relative(process.cwd(), outDir) || "."} (${(bytes / 1024).toFixed(0)} KiB)` +
+      (skipped ? `, ${skipped} not available` : ""),
+  );
 
   await client.subscriptions.delete(subscription.subscriptionId);
-  try {
-    await client.subscriptions.get(subscription.subscriptionId);
-  } catch (error) {
-    if (!(error instanceof FdxApiError)) throw error;
-    console.log(`deleted      ${subscription.subscriptionId} (now ${error.status} ${error.code}: ${error.debugMessage ?? error.message})`);
-  }
+  const after = await client.subscriptions.get(subscription.subscriptionId).then(
+    () => new Error("the subscription is still there after delete"),
+    (/** @type {unknown} */ error) => error,
+  );
+  if (!(after instanceof FdxApiError)) throw after;
+  console.log(`deleted      ${subscription.subscriptionId} (reading it back now answers ${after.status}: ${after.debugMessage ?? after.message})`);
   console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+} catch (error) {
+  console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 } finally {
+  receiver.closeAllConnections();
   receiver.close();
   await mock.close();
+}
+
+/**
+ * `promise`, or a rejection with `message` after `ms` (so the demo never hangs).
+ * @template T
+ * @param {number} ms
+ * @param {Promise<T>} promise
+ * @param {string} message
+ * @returns {Promise<T>}
+ */
+async function within(ms, promise, message) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  try {
+    return await Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
