@@ -1,0 +1,85 @@
+// Per-call overhead: one GET of a consent grant, parsed JSON in hand, through
+// each way a Node user could make it. Same URL, same headers
+// (Authorization + Accept), same body, same keep-alive server in another
+// process. Calls run one at a time (latency, not throughput), in interleaved
+// rounds after a warm-up, and every call is timed on its own.
+import { performance } from "node:perf_hooks";
+import { createClient } from "@fdxkit/client";
+import createOpenApiClient from "openapi-fetch";
+import axios from "axios";
+import ky from "ky";
+import { request as undiciRequest } from "undici";
+import { CONSENT_ID, TOKEN } from "./server.mjs";
+import { median, quantile, ratio, rotate, round } from "./stats.mjs";
+
+const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" };
+
+/** Each contender: a function making one call and resolving with the parsed consent grant. */
+export function contenders(origin) {
+  const url = `${origin}/consents/v1/${CONSENT_ID}`;
+  const sdk = createClient({ baseUrl: origin, token: TOKEN });
+  const sdkValidating = createClient({ baseUrl: origin, token: TOKEN, validateResponses: true });
+  const openapi = createOpenApiClient({ baseUrl: origin, headers });
+  const axiosClient = axios.create({ headers });
+  const kyClient = ky.create({ headers, retry: 0 });
+  return [
+    { name: "raw fetch + res.json()", baseline: true, call: () => fetch(url, { headers }).then((res) => res.json()) },
+    { name: "undici.request (lower bound)", call: () => undiciRequest(url, { headers }).then((res) => res.body.json()) },
+    {
+      name: "openapi-fetch",
+      call: () => openapi.GET("/consents/{version}/{consentId}", { params: { path: { version: "v1", consentId: CONSENT_ID } } }).then((r) => r.data),
+    },
+    { name: "axios", call: () => axiosClient.get(url).then((res) => res.data) },
+    { name: "ky", call: () => kyClient.get(url).json() },
+    { name: "fdxkit consents.get", sdk: true, call: () => sdk.consents.get(CONSENT_ID) },
+    { name: "fdxkit consents.get, validateResponses", sdk: true, call: () => sdkValidating.consents.get(CONSENT_ID) },
+  ];
+}
+
+/**
+ * @param {{ origin: string, warmup: number, rounds: number, callsPerRound: number }} config
+ */
+export async function runOverhead({ origin, warmup, rounds, callsPerRound }) {
+  const list = contenders(origin);
+  const samples = new Map(list.map((c) => [c.name, []]));
+
+  for (const c of list) {
+    const first = await c.call();
+    if (first?.id !== CONSENT_ID) throw new Error(`${c.name} did not return the consent grant`);
+    for (let i = 1; i < warmup; i++) await c.call();
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const c of rotate(list, r)) {
+      const out = samples.get(c.name);
+      for (let i = 0; i < callsPerRound; i++) {
+        const start = performance.now();
+        await c.call();
+        out.push(performance.now() - start);
+      }
+    }
+  }
+
+  const base = samples.get(list.find((c) => c.baseline).name);
+  const baseMedian = median(base);
+  const baseP99 = quantile(base, 0.99);
+  return {
+    calls: rounds * callsPerRound,
+    rounds,
+    callsPerRound,
+    warmup,
+    contenders: list.map((c) => {
+      const s = samples.get(c.name);
+      const med = median(s);
+      const p99 = quantile(s, 0.99);
+      return {
+        name: c.name,
+        sdk: Boolean(c.sdk),
+        baseline: Boolean(c.baseline),
+        medianUs: round(med * 1000),
+        p99Us: round(p99 * 1000),
+        medianRatio: ratio(med, baseMedian),
+        p99Ratio: ratio(p99, baseP99),
+      };
+    }),
+  };
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// Runs every benchmark in one go and writes the results.
+//
+//   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
+//   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
+//   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
+//   node src/run.mjs --only overhead,pagination,download,bundle,import
+//
+// The SDK is measured as published: the built package (packages/client/dist).
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { runBundle } from "./bundle.mjs";
+import { runDownload } from "./download.mjs";
+import { runImportTime } from "./import-time.mjs";
+import { runOverhead } from "./overhead.mjs";
+import { runPagination } from "./pagination.mjs";
+import { checkTargets, printSummary, toMarkdown } from "./report.mjs";
+import { startServer } from "./server.mjs";
+
+const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repoRoot = path.resolve(benchDir, "..");
+
+export const SIZES = {
+  full: {
+    overhead: { warmup: 300, rounds: 20, callsPerRound: 100 },
+    pagination: { pages: 300, perPage: 50, rounds: 7, slowRounds: 3, workMs: 2 },
+    download: { bytes: 256 * 1024 * 1024, timeRuns: 3 },
+    importTime: { runs: 7 },
+  },
+  smoke: {
+    overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
+    pagination: { pages: 3, perPage: 5, rounds: 1, slowRounds: 1, workMs: 1 },
+    download: { bytes: 256 * 1024, timeRuns: 1 },
+    importTime: { runs: 1 },
+  },
+};
+
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import"];
+
+/** Runs the selected sections; resolves with the results object. */
+export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
+  if (!existsSync(path.join(repoRoot, "packages/client/dist/index.js"))) {
+    throw new Error("packages/client/dist is missing: build the client first (pnpm --filter @fdxkit/client run build)");
+  }
+  const sizes = smoke ? SIZES.smoke : SIZES.full;
+  const started = performance.now();
+  const cpus = os.cpus();
+  const results = {
+    meta: {
+      date: new Date().toISOString(),
+      node: process.versions.node,
+      platform: `${os.platform()} ${os.arch()}`,
+      cpu: cpus[0]?.model?.trim() ?? "unknown",
+      cpus: cpus.length,
+      smoke,
+      sizes,
+      durationMs: 0,
+    },
+  };
+  const server = await startServer({ pages: sizes.pagination.pages, perPage: sizes.pagination.perPage });
+  try {
+    if (only.includes("overhead")) {
+      log("▶ per-call overhead");
+      results.overhead = await runOverhead({ origin: server.origin, ...sizes.overhead });
+    }
+    if (only.includes("pagination")) {
+      log("▶ pagination");
+      results.pagination = await runPagination({ origin: server.origin, ...sizes.pagination });
+    }
+    if (only.includes("download")) {
+      log(`▶ download (${sizes.download.bytes / 1024 / 1024} MiB, one process per run)`);
+      results.download = await runDownload({ origin: server.origin, ...sizes.download });
+    }
+  } finally {
+    await server.close();
+  }
+  if (only.includes("import")) {
+    log("▶ cold import time");
+    results.importTime = await runImportTime(sizes.importTime);
+  }
+  if (only.includes("bundle")) {
+    log("▶ bundle size");
+    results.bundle = await runBundle();
+  }
+  results.meta.durationMs = Math.round(performance.now() - started);
+  results.targets = checkTargets(results);
+  return results;
+}
+
+export async function writeResults(results, { markdownFile, jsonFile }) {
+  await mkdir(path.dirname(markdownFile), { recursive: true });
+  await mkdir(path.dirname(jsonFile), { recursive: true });
+  await writeFile(markdownFile, toMarkdown(results));
+  await writeFile(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { smoke: { type: "boolean", default: false }, out: { type: "string" }, only: { type: "string" } },
+  });
+  const only = values.only ? values.only.split(",").map((s) => s.trim()) : SECTIONS;
+  for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s} (known: ${SECTIONS.join(", ")})`);
+  const results = await runBenchmarks({ smoke: values.smoke, only });
+  printSummary(results);
+  let files;
+  if (values.out) files = { markdownFile: path.resolve(values.out, "BENCHMARKS.md"), jsonFile: path.resolve(values.out, "results.json") };
+  else if (!values.smoke && only.length === SECTIONS.length) files = { markdownFile: path.join(repoRoot, "BENCHMARKS.md"), jsonFile: path.join(benchDir, "results.json") };
+  if (files) {
+    await writeResults(results, files);
+    console.log(`\nWrote ${path.relative(process.cwd(), files.markdownFile)} and ${path.relative(process.cwd(), files.jsonFile)} (${Math.round(results.meta.durationMs / 1000)} s)`);
+  } else {
+    console.log(`\nNothing written (${values.smoke ? "smoke run" : "partial run"}; --out DIR writes the files)`);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,66 @@
+// The benchmark harness end to end with tiny sizes (seconds): it runs, and
+// what it writes is a well-formed results object. No figure is judged here.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+const positive = expect.any(Number);
+
+describe("bench harness, smoke mode", () => {
+  let out: string;
+  afterAll(async () => {
+    if (out) await rm(out, { recursive: true, force: true });
+  });
+
+  it("runs every section and writes results.json and BENCHMARKS.md", async () => {
+    out = await mkdtemp(path.join(tmpdir(), "fdxkit-bench-smoke-"));
+    await run(process.execPath, ["src/run.mjs", "--smoke", "--out", out], { cwd: benchDir });
+    const results = JSON.parse(await readFile(path.join(out, "results.json"), "utf8"));
+
+    expect(results.meta).toMatchObject({ smoke: true, node: process.versions.node, durationMs: positive });
+
+    const names = results.overhead.contenders.map((c: { name: string }) => c.name);
+    expect(names).toEqual(expect.arrayContaining(["raw fetch + res.json()", "undici.request (lower bound)", "openapi-fetch", "axios", "ky", "fdxkit consents.get", "fdxkit consents.get, validateResponses"]));
+    for (const c of results.overhead.contenders) {
+      expect(c).toMatchObject({ medianUs: positive, p99Us: positive, medianRatio: positive, p99Ratio: positive });
+      expect(c.p99Us).toBeGreaterThanOrEqual(c.medianUs);
+    }
+    expect(results.overhead.contenders.find((c: { baseline: boolean }) => c.baseline).medianRatio).toBe(1);
+
+    expect(results.pagination).toMatchObject({ handLoopMs: positive, sdkMs: positive, ratio: positive });
+    expect(results.pagination.statements).toBe(results.pagination.pages * results.pagination.perPage);
+    expect(results.pagination.slowConsumer).toMatchObject({ sequentialMs: positive, prefetchMs: positive, speedup: positive });
+
+    expect(results.download.scenarios).toHaveLength(6);
+    for (const s of results.download.scenarios) {
+      expect(s).toMatchObject({ ms: positive, vsFetch: positive, vsHttp: positive, rssRiseMiB: expect.any(Number), heldRiseMiB: expect.any(Number) });
+      expect(s.chunks).toBeGreaterThan(0);
+    }
+
+    expect(results.bundle.entries.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(["@fdxkit/client", "openapi-fetch", "ky", "axios", "@octokit/core"]));
+    for (const e of results.bundle.entries) {
+      expect(e.gzipBytes).toBeGreaterThan(0);
+      expect(e.nodeBuiltins).toEqual([]);
+    }
+
+    expect(results.importTime.modules.map((m: { name: string }) => m.name)).toEqual(
+      expect.arrayContaining(["@fdxkit/client", "@fdxkit/client/webhooks", "@fdxkit/client/node", "openapi-fetch"]),
+    );
+    for (const m of results.importTime.modules) expect(m.ms).toBeGreaterThan(0);
+
+    expect(results.targets.length).toBeGreaterThanOrEqual(5);
+    for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
+
+    const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
+    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time"]) {
+      expect(markdown).toContain(heading);
+    }
+  });
+});
