@@ -1,0 +1,113 @@
+import {
+  FdxAbortError,
+  FdxApiError,
+  FdxConnectionError,
+  FdxError,
+  FdxLinkError,
+  FdxResponseError,
+  FdxValidationError,
+  FdxWebhookError,
+} from "@fdxkit/client";
+import { CommanderError } from "commander";
+
+/** Process exit codes; the README documents this table. */
+export const ExitCode = {
+  Ok: 0,
+  /** Anything not below: a 500 after retries, an unexpected response, some statements of an export failed. */
+  Failure: 1,
+  /** Bad flags or input: FdxValidationError, a 400 answer, missing configuration. */
+  Usage: 2,
+  /** Authentication: 401/403, or the token endpoint refused the client credentials. */
+  Auth: 3,
+  /** 404: no such subscription, consent, notice, account or statement. */
+  NotFound: 4,
+  /** 429 rate limited or 503 scheduled maintenance (after the client's retries). */
+  Unavailable: 5,
+  /** No response: connection refused or reset, DNS, timeout. */
+  Network: 6,
+  /** Interrupted by Ctrl-C (SIGINT). */
+  Interrupted: 130,
+  /** Stopped by SIGTERM. */
+  Terminated: 143,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A problem with the command line or the configuration, found before any request. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** The exit code for an error, given the token URL in use (its refusals are authentication failures). */
+export function exitCodeFor(error: unknown, tokenUrl?: string): ExitCode {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  if (error instanceof UsageError || error instanceof FdxValidationError) return ExitCode.Usage;
+  if (error instanceof FdxAbortError) return ExitCode.Interrupted;
+  if (error instanceof FdxConnectionError) return ExitCode.Network;
+  if (error instanceof FdxApiError) {
+    if (tokenUrl !== undefined && sameUrl(error.url, tokenUrl)) return ExitCode.Auth;
+    if (error.status === 401 || error.status === 403) return ExitCode.Auth;
+    if (error.status === 404) return ExitCode.NotFound;
+    if (error.status === 429 || error.status === 503) return ExitCode.Unavailable;
+    if (error.status === 400) return ExitCode.Usage;
+  }
+  return ExitCode.Failure;
+}
+
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
+}
+
+/** What an error says, as plain data: for `--json` and for the text form. */
+export interface ErrorReport {
+  error: string;
+  message: string;
+  status?: number;
+  code?: string;
+  debugMessage?: string;
+  request?: string;
+  issues?: { path: string; message: string }[];
+  href?: string;
+}
+
+export function describeError(error: unknown): ErrorReport {
+  if (error instanceof FdxApiError) {
+    const report: ErrorReport = { error: error.name, message: error.message, status: error.status };
+    if (error.code !== undefined) report.code = error.code;
+    if (error.debugMessage !== undefined) report.debugMessage = error.debugMessage;
+    report.request = `${error.method} ${error.url}`;
+    return report;
+  }
+  if (error instanceof FdxValidationError || error instanceof FdxWebhookError) {
+    return { error: error.name, message: error.message, issues: error.issues };
+  }
+  if (error instanceof FdxResponseError) return { error: error.name, message: error.message, status: error.status, issues: error.issues };
+  if (error instanceof FdxLinkError) return { error: error.name, message: error.message, href: error.href };
+  if (error instanceof FdxError || error instanceof UsageError) return { error: error.name, message: error.message };
+  if (error instanceof Error) return { error: error.name, message: error.message };
+  return { error: "Error", message: String(error) };
+}
+
+/** The text form: first line `error: …`, then indented details. */
+export function formatError(error: unknown): string {
+  const report = describeError(error);
+  if (error instanceof FdxValidationError && report.issues?.length) {
+    return ["error: invalid input", ...report.issues.map((i) => `  ${i.path || "(input)"}: ${i.message}`)].join("\n");
+  }
+  const lines: string[] = [];
+  const head: string[] = [];
+  if (report.status !== undefined) head.push(`HTTP ${report.status}`);
+  if (report.code !== undefined) head.push(`FDX code ${report.code}`);
+  lines.push(`error: ${report.message}${head.length ? ` (${head.join(", ")})` : ""}`);
+  if (report.debugMessage !== undefined) lines.push(`  debugMessage: ${report.debugMessage}`);
+  if (report.request !== undefined) lines.push(`  request: ${report.request}`);
+  if (report.href !== undefined) lines.push(`  href: ${report.href}`);
+  for (const issue of report.issues ?? []) lines.push(`  ${issue.path || "(response)"}: ${issue.message}`);
+  if (error instanceof FdxConnectionError && error.cause instanceof Error && error.cause.message && !error.message.includes(error.cause.message)) {
+    lines.push(`  cause: ${error.cause.message}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,36 @@
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
+import type { Statement } from "@fdxkit/client";
+
+const DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/**
+ * The file a statement is saved as: `YYYY-MM-DD_<hash>.pdf`.
+ *
+ * Deterministic, so a re-run finds what an earlier run saved, and built only
+ * from characters the CLI controls: the date part must be digits in the
+ * `YYYY-MM-DD` shape (anything else becomes `undated`), and the statement's
+ * identity (provider, account, statement id — or, without an id, its download
+ * link) enters only as a SHA-256 prefix. Nothing the server sends can name a
+ * directory, a parent segment or a hidden file.
+ *
+ * Returns undefined for a statement with neither an id nor a link.
+ */
+export function statementFileName(statement: Statement, scope: { providerId: string; accountId: string }): string | undefined {
+  const identity = statementIdentity(statement);
+  if (identity === undefined) return undefined;
+  const match = typeof statement.statementDate === "string" ? DATE_PREFIX.exec(statement.statementDate) : null;
+  const date = match ? `${match[1]}-${match[2]}-${match[3]}` : "undated";
+  const hash = createHash("sha256").update(JSON.stringify([scope.providerId, scope.accountId, identity])).digest("hex").slice(0, 16);
+  const name = `${date}_${hash}.pdf`;
+  // By construction; checked anyway, since this is the one place a path is made from server data.
+  if (basename(name) !== name || !/^[0-9a-z_-]+\.pdf$/.test(name)) throw new Error(`unsafe file name ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** What identifies a statement: its id, else its first usable link. */
+function statementIdentity(statement: Statement): string | undefined {
+  if (typeof statement.statementId === "string" && statement.statementId !== "") return `id:${statement.statementId}`;
+  const href = statement.links?.find((link) => typeof link?.href === "string" && link.href !== "")?.href;
+  return href === undefined ? undefined : `href:${href}`;
+}
