@@ -28,9 +28,9 @@ afterEach(async () => {
   received.length = 0;
   server.resetHandlers();
 });
-afterAll(() => {
+afterAll(async () => {
   server.close();
-  mock.dispose();
+  await mock.dispose();
 });
 
 describe("SDK against createMockHandlers() with msw setupServer", () => {
@@ -114,7 +114,7 @@ describe("SDK against createMockHandlers() with msw setupServer", () => {
       expect(all).toHaveLength(24);
       expect(requests.at(-1)!.url).toMatch(/^https:\/\/products\.bank\.test\/statements\/v2\/sandbox-bank\/ACC-1003\?cursor=/);
     } finally {
-      custom.mock.dispose();
+      await custom.mock.dispose();
     }
   });
 });
