@@ -28,8 +28,8 @@ const repoRoot = path.resolve(benchDir, "..");
 export const SIZES = {
   full: {
     overhead: { warmup: 300, rounds: 20, callsPerRound: 100 },
-    pagination: { pages: 300, perPage: 50, rounds: 7, slowRounds: 3, workMs: 2 },
-    download: { bytes: 256 * 1024 * 1024, timeRuns: 3 },
+    pagination: { pages: 300, perPage: 50, rounds: 15, slowRounds: 3, workMs: 2 },
+    download: { bytes: 256 * 1024 * 1024, timeRuns: 5 },
     importTime: { runs: 7 },
   },
   smoke: {
@@ -57,6 +57,7 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
       platform: `${os.platform()} ${os.arch()}`,
       cpu: cpus[0]?.model?.trim() ?? "unknown",
       cpus: cpus.length,
+      loadAverageAtStart: os.loadavg().map((n) => Math.round(n * 100) / 100),
       smoke,
       sizes,
       durationMs: 0,
