@@ -37,8 +37,8 @@ export interface RunningCli {
 }
 
 /** Starts `node dist/cli.js ...args`, collecting its output. */
-export function startCli(args: readonly string[], env: Record<string, string> = {}): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+export function startCli(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = []): RunningCli {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   const waiters = new Set<() => void>();

@@ -80,7 +80,8 @@ export function registerStatements(program: Command, state: RunState): void {
       let signalCode: ExitCode | undefined;
       const onSignal = (name: NodeJS.Signals) => {
         if (controller.signal.aborted) {
-          // A second Ctrl-C: stop now.
+          // A second Ctrl-C: stop now (restoring the cursor the bar hid).
+          progress.stop();
           process.exit(name === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted);
         }
         signalCode = name === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted;

@@ -4,6 +4,7 @@ import type { FdxClient, Statement, StatementIds } from "@fdxkit/client";
 import { saveStatement } from "@fdxkit/client/node";
 import { displayDate } from "../dates.js";
 import { describeError, type ErrorReport } from "../errors.js";
+import { abortableBody, raceAbort } from "./abortable.js";
 import { statementFileName } from "./filename.js";
 import { runPool } from "./pool.js";
 import type { Progress } from "./progress.js";
@@ -132,12 +133,17 @@ export async function exportStatements(options: ExportOptions): Promise<{ summar
       return;
     }
     try {
-      const document = await client.statements.download(downloadTarget(statement, providerId, accountId), { signal });
+      const document = await raceAbort(
+        client.statements.download(downloadTarget(statement, providerId, accountId), { signal }),
+        signal,
+        (late) => void late.body.cancel().catch(() => undefined),
+      );
       if (!/pdf/i.test(document.contentType)) {
         await document.body.cancel().catch(() => undefined);
         throw new Error(`expected a PDF, got ${JSON.stringify(document.contentType)}`);
       }
-      const saved = await saveStatement(document, path);
+      // saveStatement removes its temporary file when the body errors, as it does on an abort.
+      const saved = await saveStatement({ body: abortableBody(document.body, signal) }, path);
       summary.downloaded++;
       summary.bytes += saved.bytes;
       progress.item({ kind: "saved", file, bytes: saved.bytes });
@@ -153,7 +159,7 @@ export async function exportStatements(options: ExportOptions): Promise<{ summar
     }
   }
 
-  const { sourceError } = await runPool(statements(), options.concurrency, handle, () => signal.aborted);
+  const { sourceError } = await runPool(statements(), options.concurrency, handle, () => signal.aborted, signal);
   summary.interrupted = signal.aborted;
   if (sourceError !== undefined && !signal.aborted) summary.listError = describeError(sourceError);
   summary.elapsedMs = performance.now() - started;

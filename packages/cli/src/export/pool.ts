@@ -1,3 +1,5 @@
+import { raceAbort } from "./abortable.js";
+
 /**
  * Runs `work` on the items of `source` with at most `concurrency` at a time,
  * pulling the next item only when a worker is free (so a lazy source, such as
@@ -10,6 +12,8 @@ export async function runPool<T>(
   concurrency: number,
   work: (item: T) => Promise<void>,
   stopped: () => boolean,
+  /** Stops waiting for the source at once when it aborts (the source may not notice). */
+  abort?: AbortSignal,
 ): Promise<{ sourceError?: unknown }> {
   let sourceError: { error: unknown } | undefined;
   let exhausted = false;
@@ -18,9 +22,9 @@ export async function runPool<T>(
       let next: IteratorResult<T>;
       try {
         // Async generators queue concurrent next() calls: each worker gets its own item.
-        next = await source.next();
+        next = await (abort ? raceAbort(source.next(), abort, () => undefined) : source.next());
       } catch (error) {
-        sourceError ??= { error };
+        if (!abort?.aborted) sourceError ??= { error };
         return;
       }
       if (next.done) {
@@ -32,6 +36,7 @@ export async function runPool<T>(
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  if (!exhausted) await source.return?.().catch(() => undefined);
+  // Not awaited: after an abort a page request may still be pending, and return() would queue behind it.
+  if (!exhausted) source.return?.().catch(() => undefined);
   return sourceError ? { sourceError: sourceError.error } : {};
 }

@@ -76,7 +76,9 @@ export function barProgress(output: Output, stream: NodeJS.WritableStream = proc
   const multi = new cliProgress.MultiBar(
     {
       stream,
-      format: "Exporting {bar} {value}/{total} | {saved} saved, {skipped} skipped, {failed} failed | {size} | {duration_formatted}",
+      // Fits an 80-column terminal.
+      format: "{bar} {value}/{total} | {saved} saved, {skipped} skipped, {failed} failed | {size} {duration_formatted}",
+      barsize: 20,
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,
