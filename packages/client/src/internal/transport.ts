@@ -172,20 +172,40 @@ async function buffer(
   url: string,
   signal: AbortSignal | undefined,
 ): Promise<Response | FdxConnectionError> {
-  let bytes: ArrayBuffer;
+  let text: string;
   try {
-    bytes = await response.arrayBuffer();
+    text = await response.text();
   } catch (cause) {
     if (signal?.aborted) throw abortError(signal);
     return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });
   }
-  // 204/205/304 cannot carry a body, even an empty one.
-  const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
-  return new Response(nullBody ? null : bytes, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return new BufferedResponse(text, response);
+}
+
+/**
+ * A response whose body was already read: `text()` and `json()` answer from
+ * the string held, instead of streaming the same bytes a second time (which
+ * costs more than the request itself on a fast local network).
+ */
+class BufferedResponse extends Response {
+  readonly #text: string;
+
+  constructor(text: string, from: Response) {
+    super(null, { status: from.status, statusText: from.statusText, headers: from.headers });
+    this.#text = text;
+  }
+
+  override text(): Promise<string> {
+    return Promise.resolve(this.#text);
+  }
+
+  override json(): Promise<unknown> {
+    return new Promise((resolve) => resolve(JSON.parse(this.#text)));
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.resolve(new TextEncoder().encode(this.#text).buffer as ArrayBuffer);
+  }
 }
 
 async function resolveToken(token: TokenProvider, signal: AbortSignal | undefined): Promise<string> {
