@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // Every check of the project, in order, with one closing line
-// `N passed, N failed` that sums the test runs (vitest's tests, plus each
-// gate counted as one test) so a run that tested nothing shows.
+// `N passed, N failed` that sums the test runs (vitest's tests on Node 20,
+// the Node test projects again on Node 22 and 24, plus each gate — coverage
+// included — counted as one test) so a run that tested nothing shows.
+//
+// FDXKIT_RUNTIMES=22 (or empty: none) narrows the runtime matrix for a quick
+// local run; CI runs the default, 22 and 24.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -16,6 +20,7 @@ const gates = [
   ["spec lint", `${pnpm} run lint:specs`],
   ["generated types up to date", `${pnpm} run generate:check`],
   ["build", `${pnpm} run build`],
+  ["API reference: TypeDoc, warnings as errors", `${pnpm} run docs:api`],
   ["typecheck", `${pnpm} run typecheck`],
   ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
   ["package gates: publint, attw --pack", "node scripts/check-packages.mjs"],
@@ -61,10 +66,33 @@ for (const [label, command] of gates) {
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 const resultsFile = path.join(resultsDir, "vitest.json");
+const coverageSummary = path.join(root, "coverage", "coverage-summary.json");
+rmSync(coverageSummary, { force: true });
+// One run of every project, with V8 coverage of packages/client/src and
+// packages/mock/src (thresholds in vitest.config.ts; vitest exits non-zero
+// below them).
 const testsOk = run(
-  "tests",
-  `${pnpm} exec vitest run --reporter=default --reporter=json --outputFile.json=${resultsFile}`,
+  "tests (with coverage)",
+  `${pnpm} exec vitest run --coverage --reporter=default --reporter=json --outputFile.json=${resultsFile}`,
 );
+
+/** Coverage figures against the thresholds; a gate of its own. */
+const coverageMin = { lines: 90, branches: 90 };
+let coverageOk = false;
+try {
+  const total = JSON.parse(readFileSync(coverageSummary, "utf8")).total;
+  coverageOk = Object.entries(coverageMin).every(([key, min]) => total[key].pct >= min);
+  const figures = ["lines", "branches", "functions", "statements"].map((key) => `${key} ${total[key].pct}%`).join(", ");
+  console.log(`${coverageOk ? "✔" : "✘"} coverage of packages/client/src and packages/mock/src: ${figures} (minimum: lines ${coverageMin.lines}%, branches ${coverageMin.branches}%)`);
+} catch {
+  console.log("✘ coverage: no coverage/coverage-summary.json");
+}
+if (coverageOk) passed++;
+else {
+  failed++;
+  failures.push("coverage thresholds");
+}
+
 try {
   const report = JSON.parse(readFileSync(resultsFile, "utf8"));
   passed += report.numPassedTests;
@@ -73,13 +101,38 @@ try {
     failed++;
     failures.push("tests (none ran)");
   }
-  if (!testsOk && report.numFailedTests === 0) {
+  // Below the coverage thresholds vitest exits 1 with every test green: counted above already.
+  if (!testsOk && report.numFailedTests === 0 && coverageOk) {
     failed++;
     failures.push("tests (runner failed)");
   }
 } catch {
   failed++;
   failures.push("tests (no report)");
+}
+
+// Runtime matrix: the Node test projects again on Node 22 and 24 (from the npm registry, cached).
+const runtimesDir = path.join(resultsDir, "runtimes");
+run("runtime matrix: Node test projects on Node 22 and 24", `node scripts/check-runtimes.mjs --out-dir ${runtimesDir}`);
+try {
+  const runtimes = JSON.parse(readFileSync(path.join(runtimesDir, "runtimes.json"), "utf8"));
+  for (const r of runtimes) {
+    const label = `Node ${r.version ?? r.major}`;
+    if (r.report) {
+      passed += r.passed;
+      failed += r.failed;
+    }
+    // Not installed, no report, nothing ran, or the runner failed with every test green.
+    if (!r.ok && !(r.failed > 0)) {
+      failed++;
+      failures.push(`${label} (${r.error ?? "failed"})`);
+    } else if (r.failed > 0) {
+      failures.push(`tests on ${label}`);
+    }
+  }
+} catch {
+  failed++;
+  failures.push("runtime matrix (no report)");
 }
 
 if (failures.length) console.log(`\nFailed: ${failures.join(", ")}`);

@@ -1,3 +1,11 @@
+/**
+ * `@fdxkit/client`: `createClient` and its typed methods for FDX event
+ * notifications, consents and statements, the `FdxError` classes, and the
+ * `clientCredentials` token function. Web APIs only: runs in Node >= 20 and
+ * in browsers.
+ *
+ * @module @fdxkit/client
+ */
 export { createClient, type FdxClient } from "./core/client.js";
 export type { ApiVersions, ClientOptions, FetchLike, RequestOptions, TokenProvider } from "./core/options.js";
 export * from "./core/errors/index.js";

@@ -3,7 +3,7 @@
  * statements service, served as a real HTTP server (`startMockServer`) or as
  * msw handlers (`createMockHandlers`). msw is an optional peer dependency:
  * this entry imports it; `@fdxkit/mock/server` does not.
- * @packageDocumentation
+ * @module @fdxkit/mock
  */
 export * from "./browser.js";
 export { startMockServer } from "./server.js";

@@ -14,6 +14,7 @@ export interface ApiVersions {
   statements: string;
 }
 
+/** Options of `createClient`. */
 export interface ClientOptions {
   /** `{base_url}` of the service: notification and consent calls. May carry a path prefix. */
   baseUrl: string;

@@ -1,2 +1,9 @@
+/**
+ * `@fdxkit/client/node`: helpers that need Node built-ins — `toNodeListener`
+ * to serve a webhook handler from `node:http` or Express, and `saveStatement`
+ * to stream a downloaded statement to a file.
+ *
+ * @module @fdxkit/client/node
+ */
 export { toNodeListener } from "./listener.js";
 export { saveStatement, type SavedStatement } from "./save-statement.js";

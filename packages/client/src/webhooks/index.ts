@@ -5,7 +5,7 @@
  * route handlers, Hono, Bun, Deno and Workers. Webhooks are unsigned: treat
  * each one as a hint and read the details through the API.
  *
- * @packageDocumentation
+ * @module @fdxkit/client/webhooks
  */
 export { parseNotification } from "./parse.js";
 export { isConsentNotification, isMaintenanceNotification } from "./guards.js";

@@ -1,5 +1,6 @@
 import { FdxError } from "./FdxError.js";
 
+/** What an {@link FdxApiError} is built from: the failed request and the service's error response. */
 export interface FdxApiErrorInit {
   status: number;
   statusText?: string;

@@ -23,6 +23,7 @@ export class FdxError extends Error {
     Object.defineProperty(this, BRAND, { value: kinds, enumerable: false });
   }
 
+  /** `instanceof` by prototype chain, or by the brand an instance from another copy of the package carries. */
   static override [Symbol.hasInstance](instance: unknown): boolean {
     if (typeof instance !== "object" || instance === null) return false;
     if (Function.prototype[Symbol.hasInstance].call(this, instance)) return true;
@@ -36,6 +37,7 @@ export class FdxError extends Error {
     return value instanceof (this as unknown as typeof FdxError);
   }
 
+  /** `name`, `message` and the error's own fields (not `cause`), for logs and `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = { name: this.name, message: this.message };
     for (const [key, value] of Object.entries(this)) if (key !== "cause") out[key] = value;
