@@ -25,20 +25,35 @@ export function guardBody(
 ): ReadableStream<Uint8Array> {
   if (!source) return new ReadableStream({ start: (controller) => controller.close() });
   const reader = source.getReader();
+  // Listened to here, for the life of the body, rather than trusted to the
+  // fetch's own signal: on Node 20 a signal combined with AbortSignal.any()
+  // can be collected once the headers are in, and the abort then never
+  // reaches the stream.
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const release = () => signal?.removeEventListener("abort", onAbort);
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
           result = await reader.read();
+          // A cancelled read ends as `done`: that is an abort, not the end of the document.
+          if (signal?.aborted) throw signal.reason;
         } catch (cause) {
+          release();
           controller.error(bodyError(cause, signal, url));
           return;
         }
-        if (result.done) controller.close();
-        else controller.enqueue(result.value);
+        if (result.done) {
+          release();
+          controller.close();
+        } else controller.enqueue(result.value);
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        release();
+        return reader.cancel(reason);
+      },
     },
     // Pull only when the consumer reads: the SDK holds no chunk of its own.
     { highWaterMark: 0 },
