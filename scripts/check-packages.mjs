@@ -9,7 +9,7 @@ import { formatMessage } from "publint/utils";
 import { readFileSync } from "node:fs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const packages = ["packages/client", "packages/mock"];
+const packages = ["packages/client", "packages/mock", "packages/cli"];
 let failed = 0;
 
 for (const dir of packages) {
