@@ -58,8 +58,14 @@ describe("option checks", () => {
 
 describe("the token request", () => {
   it("times out with FdxTimeoutError when the token endpoint does not answer", async () => {
-    const fetch = (request: Request) =>
-      new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason)));
+    // Held on to, as a real fetch holds its request while it runs: a Request's
+    // signal follows the caller's through a weak reference, and on Node 24 an
+    // unreferenced Request (and the abort with it) can be garbage-collected.
+    const inFlight: Request[] = [];
+    const fetch = (request: Request) => {
+      inFlight.push(request);
+      return new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason)));
+    };
     const error = await rejection(clientCredentials({ ...base, fetch, timeoutMs: 20 })());
     expect(error).toBeInstanceOf(FdxTimeoutError);
     expect((error as Error).message).toContain("timed out after 20 ms");
