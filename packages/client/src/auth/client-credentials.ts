@@ -1,3 +1,4 @@
+import { fetchUntilAborted } from "../internal/fetch-once.js";
 import {
   FdxApiError,
   FdxConnectionError,
@@ -93,7 +94,12 @@ function checkOptions(options: ClientCredentialsOptions): TokenConfig {
   for (const key of ["clientId", "clientSecret"] as const) {
     if (typeof options[key] !== "string" || options[key] === "") issues.push({ path: key, message: "must be a non-empty string" });
   }
-  const scope = typeof options.scope === "string" ? options.scope : options.scope?.join(" ");
+  const scope =
+    typeof options.scope === "string"
+      ? options.scope
+      : Array.isArray(options.scope) && options.scope.every((s) => typeof s === "string")
+        ? options.scope.join(" ")
+        : undefined;
   if (options.scope !== undefined && typeof scope !== "string") issues.push({ path: "scope", message: "must be a string or an array of strings" });
   const timeoutMs = options.timeoutMs ?? 30_000;
   if (!(Number.isInteger(timeoutMs) && timeoutMs >= 0)) issues.push({ path: "timeoutMs", message: "must be an integer >= 0" });
@@ -130,18 +136,17 @@ async function requestToken(config: TokenConfig): Promise<{ token: string; lifet
   let response: Response;
   let text: string;
   try {
-    response = await fetchImpl(
-      new Request(config.tokenUrl, {
-        method: "POST",
-        headers: {
-          Authorization: `Basic ${config.basic}`,
-          "Content-Type": "application/x-www-form-urlencoded",
-          Accept: "application/json",
-        },
-        body: config.body,
-        signal: controller.signal,
-      }),
-    );
+    const request = new Request(config.tokenUrl, {
+      method: "POST",
+      headers: {
+        Authorization: `Basic ${config.basic}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Accept: "application/json",
+      },
+      body: config.body,
+      signal: controller.signal,
+    });
+    response = await fetchUntilAborted(fetchImpl, request, controller.signal);
     text = await response.text();
   } catch (cause) {
     if (timedOut) throw new FdxTimeoutError(`POST ${config.tokenUrl} (token request) timed out after ${config.timeoutMs} ms`);

@@ -1,6 +1,7 @@
 import { FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
+import { fetchUntilAborted } from "./fetch-once.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
 import { abortError, sleep } from "./sleep.js";
 
@@ -128,15 +129,14 @@ async function attempt(
   // Looked up per call: a fetch patched after the client was made (msw, polyfills) is honoured.
   const fetchImpl = (config.fetch ?? globalThis.fetch) as FetchLike;
   try {
-    return await fetchImpl(
-      new Request(request.url, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body,
-        redirect: request.redirect,
-        signal: linked.signal,
-      }),
-    );
+    const outgoing = new Request(request.url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
+      redirect: request.redirect,
+      signal: linked.signal,
+    });
+    return await fetchUntilAborted(fetchImpl, outgoing, linked.signal);
   } catch (cause) {
     linked.release();
     if (signal?.aborted) throw abortError(signal);

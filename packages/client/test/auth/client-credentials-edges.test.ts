@@ -51,6 +51,12 @@ describe("option checks", () => {
     }
   });
 
+  it.each([5, [1, 2], { a: 1 }])("rejects a scope that is neither a string nor strings: %j", (scope) => {
+    const call = () => clientCredentials({ ...base, scope: scope as unknown as string });
+    expect(call).toThrow(FdxValidationError);
+    expect(call).toThrow(/scope/);
+  });
+
   it("rejects a non-http(s) token URL", () => {
     expect(() => clientCredentials({ ...base, tokenUrl: "ftp://auth.test/token" })).toThrow(FdxValidationError);
   });
