@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { startMockServer, type MockServer } from "@fdxkit/mock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, mockFlags, runCli, startServer, TOKEN, type TestServer } from "./helpers.js";
@@ -198,7 +199,8 @@ describe("exit codes", () => {
     expect(help.stdout).toContain("Usage: fdxkit");
     const version = await runCli(["--version"]);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toBe("0.1.0");
+    const { version: expected } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(version.stdout.trim()).toBe(expected);
   });
 
   it("3 for a rejected token", async () => {
