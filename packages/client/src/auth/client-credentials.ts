@@ -1,4 +1,4 @@
-import { fetchUntilAborted } from "../internal/fetch-once.js";
+import { settleOnAbort } from "../internal/fetch-once.js";
 import {
   FdxApiError,
   FdxConnectionError,
@@ -146,7 +146,7 @@ async function requestToken(config: TokenConfig): Promise<{ token: string; lifet
       body: config.body,
       signal: controller.signal,
     });
-    response = await fetchUntilAborted(fetchImpl, request, controller.signal);
+    response = await settleOnAbort(fetchImpl(request), controller.signal, request);
     text = await response.text();
   } catch (cause) {
     if (timedOut) throw new FdxTimeoutError(`POST ${config.tokenUrl} (token request) timed out after ${config.timeoutMs} ms`);

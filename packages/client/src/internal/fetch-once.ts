@@ -1,13 +1,12 @@
-import type { FetchLike } from "../core/options.js";
-
 /**
- * Calls `fetchImpl(request)` and rejects with the signal's reason as soon as
+ * Settles with `pending`, or rejects with the signal's reason as soon as
  * `signal` aborts, even where the platform lost the link: Node's fetch holds
- * the caller's Request (and so its signal) only weakly, and after a garbage
+ * a caller's Request (and so its signal) only weakly, and after a garbage
  * collection an abort or a timeout would never reach a request still waiting
- * for headers (nodejs/node#55428).
+ * for headers (nodejs/node#55428). `keepAlive` is held until then for the
+ * same reason.
  */
-export async function fetchUntilAborted(fetchImpl: FetchLike, request: Request, signal: AbortSignal): Promise<Response> {
+export async function settleOnAbort<T>(pending: Promise<T>, signal: AbortSignal, keepAlive?: unknown): Promise<T> {
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal.reason);
@@ -15,10 +14,9 @@ export async function fetchUntilAborted(fetchImpl: FetchLike, request: Request, 
     else signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([fetchImpl(request), aborted]);
+    return await Promise.race([pending, aborted]);
   } finally {
     signal.removeEventListener("abort", onAbort);
-    // Referenced until fetch settles, so the request and its signal stay alive.
-    void request.signal;
+    void keepAlive;
   }
 }

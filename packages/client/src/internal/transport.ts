@@ -1,7 +1,7 @@
 import { FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
-import { fetchUntilAborted } from "./fetch-once.js";
+import { settleOnAbort } from "./fetch-once.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
 import { abortError, sleep } from "./sleep.js";
 
@@ -126,17 +126,21 @@ async function attempt(
     timeout.abort();
   }, timeoutMs);
 
-  // Looked up per call: a fetch patched after the client was made (msw, polyfills) is honoured.
-  const fetchImpl = (config.fetch ?? globalThis.fetch) as FetchLike;
+  const fetchInit: RequestInit = {
+    method: init.method,
+    headers: init.headers,
+    body: init.body,
+    redirect: request.redirect,
+    signal: linked.signal,
+  };
   try {
-    const outgoing = new Request(request.url, {
-      method: init.method,
-      headers: init.headers,
-      body: init.body,
-      redirect: request.redirect,
-      signal: linked.signal,
-    });
-    return await fetchUntilAborted(fetchImpl, outgoing, linked.signal);
+    if (config.fetch) {
+      const outgoing = new Request(request.url, fetchInit);
+      return await settleOnAbort((config.fetch as FetchLike)(outgoing), linked.signal, outgoing);
+    }
+    // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
+    // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
+    return await settleOnAbort(globalThis.fetch(request.url, fetchInit), linked.signal);
   } catch (cause) {
     linked.release();
     if (signal?.aborted) throw abortError(signal);
