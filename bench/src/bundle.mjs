@@ -5,10 +5,9 @@
 // measures ours: esbuild, browser platform, minified, ESM with code
 // splitting, gzip -9 of what loads up front (the entry chunk and every chunk
 // it imports statically; chunks behind import() are reported apart).
-import { build } from "esbuild";
-import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { TYPICAL_USE, measureEntry } from "../../scripts/bundle-size.mjs";
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -17,21 +16,7 @@ export const ENTRIES = [
     name: "@fdxkit/client",
     sdk: true,
     // The same entry as the project's own size budget (scripts/check-bundle.mjs).
-    contents: `
-import { createClient, FdxApiError, FdxErrorCode } from "@fdxkit/client";
-const client = createClient({ baseUrl: location.origin, token: () => sessionStorage.getItem("t") ?? "" });
-export async function run() {
-  try {
-    for await (const s of client.statements.list({ providerId: "p", accountId: "a", limit: 50 })) {
-      const doc = await client.statements.download(s);
-      document.body.append(URL.createObjectURL(await doc.blob()));
-    }
-  } catch (e) {
-    if (e instanceof FdxApiError && e.code === FdxErrorCode.Unauthorized) location.reload();
-    throw e;
-  }
-}
-`,
+    contents: TYPICAL_USE,
   },
   {
     name: "openapi-fetch",
@@ -157,43 +142,10 @@ export async function run() {
   },
 ];
 
-/** Bytes of one entry: up-front chunks minified and gzipped, plus what loads on demand. */
-export async function measureEntry(contents) {
-  const result = await build({
-    stdin: { contents, resolveDir: benchDir, loader: "js" },
-    bundle: true,
-    minify: true,
-    splitting: true,
-    outdir: "/virtual-out",
-    format: "esm",
-    platform: "browser",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
-  const outputs = result.metafile.outputs;
-  const files = new Map(result.outputFiles.map((f) => [path.relative(process.cwd(), f.path), f.contents]));
-  const entryOut = Object.keys(outputs).find((o) => outputs[o].entryPoint);
-  const upFront = new Set();
-  const visit = (o) => {
-    if (upFront.has(o)) return;
-    upFront.add(o);
-    for (const i of outputs[o].imports) if (i.kind === "import-statement" && outputs[i.path]) visit(i.path);
-  };
-  visit(entryOut);
-  const js = (list) => list.filter((o) => o.endsWith(".js"));
-  const min = (list) => list.reduce((n, o) => n + (files.get(o)?.length ?? 0), 0);
-  const gz = (list) => list.reduce((n, o) => n + gzipSync(files.get(o) ?? new Uint8Array(), { level: 9 }).length, 0);
-  const initial = js([...upFront]);
-  const lazy = js(Object.keys(outputs).filter((o) => !upFront.has(o)));
-  const nodeBuiltins = Object.keys(result.metafile.inputs).filter((i) => /(^|\/)node:/.test(i));
-  return { minBytes: min(initial), gzipBytes: gz(initial), lazyGzipBytes: gz(lazy), nodeBuiltins };
-}
-
 export async function runBundle() {
   const entries = [];
   for (const entry of ENTRIES) {
-    const size = await measureEntry(entry.contents);
+    const size = await measureEntry(entry.contents, { resolveDir: benchDir });
     entries.push({ name: entry.name, sdk: Boolean(entry.sdk), baseline: Boolean(entry.baseline), ...size });
   }
   return { method: "esbuild (browser, minify, ESM, splitting), gzip -9 of the up-front chunks", entries };
