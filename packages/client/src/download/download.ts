@@ -1,3 +1,4 @@
+import { OutgoingRequest } from "../internal/outgoing.js";
 import { FdxValidationError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Pipeline } from "../internal/pipeline.js";
@@ -18,9 +19,9 @@ export async function downloadStatement(p: Pipeline, target: DownloadTarget, opt
   const url = targetUrl(p, target, accept);
   // The explicit `accept` wins over an Accept in `headers`; without it, `headers` may override the default.
   const headers = options.accept === undefined ? requestOptions.headers : { ...requestOptions.headers, Accept: accept };
-  let request: Request;
+  let request: OutgoingRequest;
   try {
-    request = new Request(url, { headers: { Accept: accept } });
+    request = new OutgoingRequest(url, { headers: { Accept: accept } });
   } catch {
     throw new FdxValidationError([{ path: "accept", message: "is not a valid HTTP header value" }]);
   }

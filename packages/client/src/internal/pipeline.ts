@@ -4,6 +4,7 @@ import type { ApiVersions, ClientOptions, FetchLike, RequestOptions } from "../c
 import type { paths as ConsentPaths } from "../generated/consents.js";
 import type { paths as NotificationPaths } from "../generated/notifications.js";
 import type { paths as StatementPaths } from "../generated/statements.js";
+import { OutgoingRequest } from "./outgoing.js";
 import { createTransport, type Transport } from "./transport.js";
 import { trimBase } from "./url.js";
 
@@ -54,11 +55,13 @@ export function createPipeline(options: ClientOptions): Pipeline {
   });
   // openapi-fetch serialises paths, queries and bodies; every request it makes goes through the transport.
   const fetch: FetchLike = (request) => transport.send(request);
+  // openapi-fetch builds a light request; the transport makes the one that goes out.
+  const Request = OutgoingRequest as unknown as typeof globalThis.Request;
   return {
     transport,
-    notifications: createOpenApiClient<NotificationPaths>({ baseUrl, fetch }),
-    consents: createOpenApiClient<ConsentPaths>({ baseUrl, fetch }),
-    statements: createOpenApiClient<StatementPaths>({ baseUrl: productsUrl, fetch }),
+    notifications: createOpenApiClient<NotificationPaths>({ baseUrl, fetch, Request }),
+    consents: createOpenApiClient<ConsentPaths>({ baseUrl, fetch, Request }),
+    statements: createOpenApiClient<StatementPaths>({ baseUrl: productsUrl, fetch, Request }),
     versions,
     baseUrl,
     productsUrl,

@@ -2,6 +2,7 @@ import { FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } fro
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
 import { settleOnAbort } from "./fetch-once.js";
+import type { Outgoing } from "./outgoing.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
 import { abortError, sleep } from "./sleep.js";
 
@@ -30,20 +31,25 @@ export interface SendMode {
  * `FdxError`.
  */
 export interface Transport {
-  send(request: Request, options?: RequestOptions, mode?: SendMode): Promise<Response>;
+  send(request: Outgoing, options?: RequestOptions, mode?: SendMode): Promise<Response>;
   /** `send` bound to per-call options, in the shape openapi-fetch takes as `fetch`. */
   fetchFor(options?: RequestOptions, mode?: SendMode): FetchLike;
 }
 
 export function createTransport(config: TransportConfig): Transport {
-  const send = async (request: Request, options: RequestOptions = {}, mode: SendMode = {}): Promise<Response> => {
+  const send = async (request: Outgoing, options: RequestOptions = {}, mode: SendMode = {}): Promise<Response> => {
     const { signal } = options;
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
     checkCallOptions(maxRetries, timeoutMs);
     // Read once so every attempt can send the same bytes.
-    const body = method === "GET" || method === "HEAD" || request.body === null ? undefined : await request.arrayBuffer();
+    const body =
+      method === "GET" || method === "HEAD" || request.body === null
+        ? undefined
+        : typeof request.body === "string"
+          ? request.body
+          : await request.arrayBuffer();
 
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) throw abortError(signal);
@@ -93,8 +99,8 @@ function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
 
 // Header values the platform refuses would otherwise surface as a TypeError
 // quoting the value — the token included.
-function requestHeaders(base: Headers, extra: Record<string, string> | undefined, token: string): Headers {
-  const headers = new Headers(base);
+// Set on the request's own headers: every attempt sets the same names again, so nothing is copied.
+function requestHeaders(headers: Headers, extra: Record<string, string> | undefined, token: string): Headers {
   for (const [name, value] of Object.entries(extra ?? {})) {
     try {
       headers.set(name, value);
@@ -113,8 +119,8 @@ function requestHeaders(base: Headers, extra: Record<string, string> | undefined
 /** One HTTP attempt: the Response, or the connection/timeout error (aborts by the caller are thrown). */
 async function attempt(
   config: TransportConfig,
-  request: Request,
-  init: { method: string; headers: Headers; body: ArrayBuffer | undefined },
+  request: Outgoing,
+  init: { method: string; headers: Headers; body: ArrayBuffer | string | undefined },
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<Response | FdxConnectionError> {
