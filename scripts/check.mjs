@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHROMIUM_PATH as chromium } from "./chromium.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const resultsDir = path.join(root, ".vitest-results");
@@ -41,7 +42,6 @@ function run(label, command) {
 }
 
 // The browser tests drive Debian's Chromium; a fresh machine may not have it.
-const chromium = "/usr/bin/chromium";
 if (!existsSync(chromium) && process.getuid?.() === 0 && spawnSync("which", ["apt-get"]).status === 0) {
   run("install Chromium (Debian package)", "apt-get update -qq && apt-get install -y -qq chromium");
 }

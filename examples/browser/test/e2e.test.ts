@@ -6,19 +6,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../../../scripts/chromium.mjs";
 import { startExample } from "../dev.mjs";
 
 const outputDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-output");
-const CHROMIUM_FLAGS = [
-  "--no-sandbox",
-  "--headless",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 
 let example: Awaited<ReturnType<typeof startExample>>;
 let browser: Browser;
@@ -26,7 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   example = await startExample();
   browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_FLAGS,
   });

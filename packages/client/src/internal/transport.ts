@@ -2,6 +2,7 @@ import { FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } fro
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
 import { settleOnAbort } from "./fetch-once.js";
+import { anySignal } from "./signals.js";
 import type { Outgoing } from "./outgoing.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
 import { abortError, sleep } from "./sleep.js";
@@ -32,8 +33,6 @@ export interface SendMode {
  */
 export interface Transport {
   send(request: Outgoing, options?: RequestOptions, mode?: SendMode): Promise<Response>;
-  /** `send` bound to per-call options, in the shape openapi-fetch takes as `fetch`. */
-  fetchFor(options?: RequestOptions, mode?: SendMode): FetchLike;
 }
 
 export function createTransport(config: TransportConfig): Transport {
@@ -84,10 +83,7 @@ export function createTransport(config: TransportConfig): Transport {
     }
   };
 
-  return {
-    send,
-    fetchFor: (options, mode) => (request) => send(request, options, mode),
-  };
+  return { send };
 }
 
 function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
@@ -125,7 +121,7 @@ async function attempt(
   signal: AbortSignal | undefined,
 ): Promise<Response | FdxConnectionError> {
   const timeout = new AbortController();
-  const linked = linkSignals(signal, timeout.signal);
+  const linked = anySignal(signal, timeout.signal);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -137,18 +133,17 @@ async function attempt(
     headers: init.headers,
     body: init.body,
     redirect: request.redirect,
-    signal: linked.signal,
+    signal: linked,
   };
   try {
     if (config.fetch) {
       const outgoing = new Request(request.url, fetchInit);
-      return await settleOnAbort((config.fetch as FetchLike)(outgoing), linked.signal, outgoing);
+      return await settleOnAbort((config.fetch as FetchLike)(outgoing), linked, outgoing);
     }
     // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
     // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-    return await settleOnAbort(globalThis.fetch(request.url, fetchInit), linked.signal);
+    return await settleOnAbort(globalThis.fetch(request.url, fetchInit), linked);
   } catch (cause) {
-    linked.release();
     if (signal?.aborted) throw abortError(signal);
     if (timedOut) {
       return new FdxTimeoutError(`${init.method} ${request.url} timed out after ${timeoutMs} ms waiting for a response`);
@@ -160,20 +155,6 @@ async function attempt(
   }
 }
 
-/**
- * One signal that aborts with the caller's or the timeout's. `AbortSignal.any`
- * leaves no listener on a long-lived caller signal (hundreds of page requests
- * would otherwise pile them up); older runtimes get a listener instead.
- */
-function linkSignals(caller: AbortSignal | undefined, timeout: AbortSignal): { signal: AbortSignal; release(): void } {
-  if (!caller) return { signal: timeout, release: () => {} };
-  if (typeof AbortSignal.any === "function") return { signal: AbortSignal.any([caller, timeout]), release: () => {} };
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(caller.reason);
-  caller.addEventListener("abort", onAbort, { once: true });
-  timeout.addEventListener("abort", () => controller.abort(timeout.reason), { once: true });
-  return { signal: controller.signal, release: () => caller.removeEventListener("abort", onAbort) };
-}
 
 /** Reads a 2xx body into memory; a failure while reading is a connection error like any other. */
 async function buffer(

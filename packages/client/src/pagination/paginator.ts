@@ -3,6 +3,7 @@ import { FdxLinkError, FdxValidationError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Pipeline } from "../internal/pipeline.js";
 import type { Statement } from "../models.js";
+import { anySignal } from "../internal/signals.js";
 import { resolveHref } from "./links.js";
 import { readPage, type StatementPage } from "./page.js";
 import type { ListRequest } from "./params.js";
@@ -150,14 +151,4 @@ async function loadNext(p: Pipeline, href: string, options: RequestOptions, requ
   requested.add(url);
   const response = await p.transport.send(new OutgoingRequest(url, { headers: { Accept: "application/json" } }), options, { readBody: true });
   return { url, page: await readPage(p, response, url, options.signal) };
-}
-
-function anySignal(caller: AbortSignal | undefined, own: AbortSignal): AbortSignal {
-  if (!caller) return own;
-  if (typeof AbortSignal.any === "function") return AbortSignal.any([caller, own]);
-  const controller = new AbortController();
-  const forward = (signal: AbortSignal) => () => controller.abort(signal.reason);
-  caller.addEventListener("abort", forward(caller), { once: true });
-  own.addEventListener("abort", forward(own), { once: true });
-  return controller.signal;
 }

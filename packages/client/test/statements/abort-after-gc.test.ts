@@ -2,25 +2,16 @@
 // garbage-collected once the headers are in, so an abort after a collection
 // never reached the download body. Needs --expose-gc: the test runs the
 // scenario in a child process started with it.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { built, distImport, runWithGc } from "../support/gc-scenario.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.resolve(here, "../../dist");
-
-// Runs on the build, which the test command makes before testing.
-it.skipIf(!existsSync(path.join(dist, "index.js")))("an abort after a garbage collection still cancels a download", () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "fdxkit-gc-"));
-  const script = path.join(dir, "scenario.mjs");
-  writeFileSync(
-    script,
-    `import http from "node:http";
-import { createClient } from ${JSON.stringify(path.join(dist, "index.js"))};
-import { saveStatement } from ${JSON.stringify(path.join(dist, "node.js"))};
+it.skipIf(!built)("an abort after a garbage collection still cancels a download", () => {
+  const { dir, stdout, stderr } = runWithGc(
+    (dir) => `import http from "node:http";
+import { createClient } from ${distImport("index.js")};
+import { saveStatement } from ${distImport("node.js")};
 // Headers at once, then a chunk every 20 ms for a long time.
 const server = http.createServer((req, res) => {
   res.writeHead(200, { "Content-Type": "application/pdf" });
@@ -46,8 +37,7 @@ server.close();
 process.exit(0);
 `,
   );
-  const run = spawnSync(process.execPath, ["--expose-gc", script], { encoding: "utf8", timeout: 20_000 });
-  expect(run.stderr).toBe("");
-  expect(run.stdout.trim()).toBe("AbortError");
+  expect(stderr).toBe("");
+  expect(stdout.trim()).toBe("AbortError");
   expect(readdirSync(dir).filter((f) => f !== "scenario.mjs")).toEqual([]);
 });

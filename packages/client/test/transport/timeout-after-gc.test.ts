@@ -2,21 +2,13 @@
 // garbage collection the timeout's abort never reached a request waiting for
 // headers, and the call hung. Needs --expose-gc, so it runs in a child process
 // on the build (which the test command makes before testing).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
+import { built, distImport, runWithGc } from "../support/gc-scenario.js";
 
-const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist");
-
-it.skipIf(!existsSync(path.join(dist, "index.js")))("a timeout still fires after a garbage collection", () => {
-  const script = path.join(mkdtempSync(path.join(tmpdir(), "fdxkit-gc-")), "scenario.mjs");
-  writeFileSync(
-    script,
-    `import http from "node:http";
-import { createClient } from ${JSON.stringify(path.join(dist, "index.js"))};
+it.skipIf(!built)("a timeout still fires after a garbage collection", () => {
+  const { stdout, stderr } = runWithGc(
+    () => `import http from "node:http";
+import { createClient } from ${distImport("index.js")};
 const server = http.createServer(() => {}); // never answers
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const client = createClient({ baseUrl: "http://127.0.0.1:" + server.address().port, token: "t", timeoutMs: 300, maxRetries: 0 });
@@ -30,7 +22,6 @@ server.close();
 process.exit(0);
 `,
   );
-  const run = spawnSync(process.execPath, ["--expose-gc", script], { encoding: "utf8", timeout: 20_000 });
-  expect(run.stderr).toBe("");
-  expect(run.stdout.trim()).toBe("FdxTimeoutError");
+  expect(stderr).toBe("");
+  expect(stdout.trim()).toBe("FdxTimeoutError");
 });
