@@ -27,7 +27,8 @@ export class OutgoingRequest implements Outgoing {
     // Parsed and serialised as a Request would, so `url` is the absolute, normalised form.
     this.url = new URL(input).href;
     this.method = (init.method ?? "GET").toUpperCase();
-    this.headers = new Headers(init.headers);
+    // openapi-fetch hands over a Headers of its own making: taken as it is, not copied.
+    this.headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
     this.redirect = init.redirect ?? "follow";
     this.body = init.body ?? null;
   }

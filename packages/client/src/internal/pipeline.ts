@@ -114,7 +114,8 @@ export async function requestData(
   const fetch: FetchLike = async (request) => {
     const response = await pipeline.transport.send(request, options, { readBody: true });
     status = response.status;
-    return response;
+    // openapi-fetch reads only the status, headers and text()/json() of a 2xx response.
+    return response as unknown as Response;
   };
   try {
     const { data } = await call(fetch);

@@ -1,10 +1,9 @@
-import { FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
+import { FdxApiError, FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
-import { settleOnAbort } from "./fetch-once.js";
-import { anySignal } from "./signals.js";
 import type { Outgoing } from "./outgoing.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
+import { anySignal } from "./signals.js";
 import { abortError, sleep } from "./sleep.js";
 
 export interface TransportConfig {
@@ -26,22 +25,40 @@ export interface SendMode {
 }
 
 /**
+ * A 2xx response whose body was read inside the attempt: `text()` and
+ * `json()` answer from the string held. Not a platform `Response`, whose
+ * construction on Node costs more than the JSON it would carry; it has what
+ * openapi-fetch and the paginator read.
+ */
+export interface ReadResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly body: null;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/**
  * The one request pipeline every call goes through: bearer auth, a timeout
  * per attempt (until headers), the caller's signal, retries, and error
- * mapping. Resolves with a 2xx `Response`; anything else rejects with an
+ * mapping. Resolves with a 2xx response; anything else rejects with an
  * `FdxError`.
  */
 export interface Transport {
-  send(request: Outgoing, options?: RequestOptions, mode?: SendMode): Promise<Response>;
+  send(request: Outgoing, options: RequestOptions | undefined, mode: { readBody: true }): Promise<ReadResponse>;
+  send(request: Outgoing, options?: RequestOptions): Promise<Response>;
 }
 
 export function createTransport(config: TransportConfig): Transport {
-  const send = async (request: Outgoing, options: RequestOptions = {}, mode: SendMode = {}): Promise<Response> => {
+  const send = async (request: Outgoing, options: RequestOptions = {}, mode: SendMode = {}): Promise<Response | ReadResponse> => {
     const { signal } = options;
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    checkCallOptions(maxRetries, timeoutMs);
+    // The client's own settings were checked when it was made.
+    if (options.maxRetries !== undefined || options.timeoutMs !== undefined) checkCallOptions(maxRetries, timeoutMs);
     // Read once so every attempt can send the same bytes.
     const body =
       method === "GET" || method === "HEAD" || request.body === null
@@ -52,38 +69,24 @@ export function createTransport(config: TransportConfig): Transport {
 
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) throw abortError(signal);
-      const token = await resolveToken(config.token, signal);
+      const token = typeof config.token === "string" ? config.token : await resolveToken(config.token, signal);
       const headers = requestHeaders(request.headers, options.headers, token);
 
-      const outcome = await attempt(config, request, { method, headers, body }, timeoutMs, signal);
-      let failure: FdxError;
+      const outcome = await attempt(config, request, { method, headers, body }, timeoutMs, signal, mode.readBody === true);
+      if (outcome instanceof FdxError) {
+        if (outcome instanceof FdxApiError ? !isRetryableStatus(method, outcome.status) : !isRetryableFailure(method)) throw outcome;
+      } else return outcome;
       let delay: number | undefined;
-      // Not `instanceof Response`: servers such as @hono/node-server swap the global Response class.
-      if (!(outcome instanceof FdxError)) {
-        if (outcome.ok) {
-          if (!mode.readBody) return outcome;
-          const buffered = await buffer(outcome, method, request.url, signal);
-          if (!(buffered instanceof FdxError)) return buffered;
-          if (!isRetryableFailure(method)) throw buffered;
-          failure = buffered;
-        } else {
-          const error = await toApiError(outcome, method, request.url);
-          if (signal?.aborted) throw abortError(signal);
-          if (!isRetryableStatus(method, error.status)) throw error;
-          failure = error;
-          delay = parseRetryAfter(outcome.headers.get("retry-after"));
-          if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) throw error;
-        }
-      } else {
-        if (!isRetryableFailure(method)) throw outcome;
-        failure = outcome;
+      if (outcome instanceof FdxApiError) {
+        delay = parseRetryAfter(outcome.headers["retry-after"] ?? null);
+        if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) throw outcome;
       }
-      if (retry >= maxRetries) throw failure;
+      if (retry >= maxRetries) throw outcome;
       await sleep(delay ?? backoffMs(retry), signal);
     }
   };
 
-  return { send };
+  return { send } as Transport;
 }
 
 function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
@@ -97,11 +100,13 @@ function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
 // quoting the value — the token included.
 // Set on the request's own headers: every attempt sets the same names again, so nothing is copied.
 function requestHeaders(headers: Headers, extra: Record<string, string> | undefined, token: string): Headers {
-  for (const [name, value] of Object.entries(extra ?? {})) {
-    try {
-      headers.set(name, value);
-    } catch {
-      throw new FdxValidationError([{ path: `headers.${name}`, message: "is not a valid HTTP header" }]);
+  if (extra) {
+    for (const [name, value] of Object.entries(extra)) {
+      try {
+        headers.set(name, value);
+      } catch {
+        throw new FdxValidationError([{ path: `headers.${name}`, message: "is not a valid HTTP header" }]);
+      }
     }
   }
   try {
@@ -112,90 +117,115 @@ function requestHeaders(headers: Headers, extra: Record<string, string> | undefi
   return headers;
 }
 
-/** One HTTP attempt: the Response, or the connection/timeout error (aborts by the caller are thrown). */
+/**
+ * One HTTP attempt: the 2xx response (its body read when `readBody`), or the
+ * error it ended in. Only an abort by the caller is thrown.
+ */
 async function attempt(
   config: TransportConfig,
   request: Outgoing,
   init: { method: string; headers: Headers; body: ArrayBuffer | string | undefined },
   timeoutMs: number,
   signal: AbortSignal | undefined,
-): Promise<Response | FdxConnectionError> {
-  const timeout = new AbortController();
-  const linked = anySignal(signal, timeout.signal);
+  readBody: boolean,
+): Promise<Response | ReadResponse | FdxError> {
+  const { method } = init;
+  const url = request.url;
+  // One controller per attempt, for the timer. The attempt settles through
+  // `stopped`, which the timer and the abort listener reject themselves:
+  // Node's fetch holds its signal only weakly, and after a garbage collection
+  // an abort may never reach a request still waiting (nodejs/node#55428).
+  const controller = new AbortController();
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  stopped.catch(() => undefined);
   let timedOut = false;
+  // Combined, not listened to on the caller's signal directly: one signal shared by many calls would pile up listeners.
+  const fetchSignal = signal ? anySignal(signal, controller.signal) : controller.signal;
+  const onAbort = () => stop(fetchSignal.reason);
+  if (signal) {
+    if (fetchSignal.aborted) onAbort();
+    else fetchSignal.addEventListener("abort", onAbort, { once: true });
+  }
   const timer = setTimeout(() => {
     timedOut = true;
-    timeout.abort();
+    const reason = new DOMException("The attempt timed out", "TimeoutError");
+    controller.abort(reason);
+    stop(reason);
   }, timeoutMs);
 
-  const fetchInit: RequestInit = {
-    method: init.method,
-    headers: init.headers,
-    body: init.body,
-    redirect: request.redirect,
-    signal: linked,
-  };
+  const fetchInit: RequestInit = { method, headers: init.headers, body: init.body, redirect: request.redirect, signal: fetchSignal };
+  let response: Response;
+  // Held until the attempt ends, for the same reason as `stopped`.
+  let outgoing: Request | undefined;
   try {
+    let pending: Promise<Response>;
     if (config.fetch) {
-      const outgoing = new Request(request.url, fetchInit);
-      return await settleOnAbort((config.fetch as FetchLike)(outgoing), linked, outgoing);
+      outgoing = new Request(url, fetchInit);
+      pending = (config.fetch as FetchLike)(outgoing);
+    } else {
+      // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
+      // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
+      pending = globalThis.fetch(url, fetchInit);
     }
-    // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
-    // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-    return await settleOnAbort(globalThis.fetch(request.url, fetchInit), linked);
+    response = await Promise.race([pending, stopped]);
   } catch (cause) {
-    if (signal?.aborted) throw abortError(signal);
-    if (timedOut) {
-      return new FdxTimeoutError(`${init.method} ${request.url} timed out after ${timeoutMs} ms waiting for a response`);
-    }
-    return new FdxConnectionError(`${init.method} ${request.url} failed: ${describe(cause)}`, { cause });
-  } finally {
-    // The timeout covers the wait for headers only; the caller's signal stays linked to the body.
+    fetchSignal.removeEventListener("abort", onAbort);
     clearTimeout(timer);
-  }
-}
-
-
-/** Reads a 2xx body into memory; a failure while reading is a connection error like any other. */
-async function buffer(
-  response: Response,
-  method: string,
-  url: string,
-  signal: AbortSignal | undefined,
-): Promise<Response | FdxConnectionError> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
+    void outgoing;
     if (signal?.aborted) throw abortError(signal);
-    return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });
+    if (timedOut) return new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms waiting for a response`);
+    return new FdxConnectionError(`${method} ${url} failed: ${describe(cause)}`, { cause });
   }
-  return new BufferedResponse(text, response);
+  // The timeout covers the wait for headers only.
+  clearTimeout(timer);
+  if (response.ok && !readBody) {
+    // A streamed body: the download's own guard listens to the caller's signal from here on.
+    fetchSignal.removeEventListener("abort", onAbort);
+    return response;
+  }
+  // The caller's signal still cancels reading the body.
+  try {
+    if (!response.ok) return await Promise.race([toApiError(response, method, url), stopped]);
+    let text: string;
+    try {
+      text = await Promise.race([response.text(), stopped]);
+    } catch (cause) {
+      if (signal?.aborted) throw abortError(signal);
+      return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });
+    }
+    return new BufferedResponse(text, response);
+  } catch (error) {
+    if (signal?.aborted) throw abortError(signal);
+    throw error;
+  } finally {
+    fetchSignal.removeEventListener("abort", onAbort);
+    void outgoing;
+  }
 }
 
-/**
- * A response whose body was already read: `text()` and `json()` answer from
- * the string held, instead of streaming the same bytes a second time (which
- * costs more than the request itself on a fast local network).
- */
-class BufferedResponse extends Response {
+class BufferedResponse implements ReadResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly body = null;
   readonly #text: string;
 
   constructor(text: string, from: Response) {
-    super(null, { status: from.status, statusText: from.statusText, headers: from.headers });
+    this.ok = from.ok;
+    this.status = from.status;
+    this.statusText = from.statusText;
+    this.headers = from.headers;
     this.#text = text;
   }
 
-  override text(): Promise<string> {
+  text(): Promise<string> {
     return Promise.resolve(this.#text);
   }
 
-  override json(): Promise<unknown> {
+  json(): Promise<unknown> {
     return new Promise((resolve) => resolve(JSON.parse(this.#text)));
-  }
-
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return Promise.resolve(new TextEncoder().encode(this.#text).buffer as ArrayBuffer);
   }
 }
 

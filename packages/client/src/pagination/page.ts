@@ -2,6 +2,7 @@ import { FdxResponseError, type FdxIssue } from "../core/errors/index.js";
 import type { Statement } from "../models.js";
 import { bodyError } from "../download/body.js";
 import { checkResponse, type Pipeline } from "../internal/pipeline.js";
+import type { ReadResponse } from "../internal/transport.js";
 
 
 /** One page of `statements.list`. */
@@ -28,7 +29,7 @@ export interface StatementPage {
  */
 export async function readPage(
   p: Pipeline,
-  response: Response,
+  response: ReadResponse,
   url: string,
   signal: AbortSignal | undefined,
 ): Promise<StatementPage> {

@@ -6,6 +6,7 @@ import type { Statement } from "../models.js";
 import { anySignal } from "../internal/signals.js";
 import { resolveHref } from "./links.js";
 import { readPage, type StatementPage } from "./page.js";
+import type { ReadResponse } from "../internal/transport.js";
 import type { ListRequest } from "./params.js";
 
 /** Options of `statements.list`: the usual per-request options, applied to every page, and `prefetch`. */
@@ -137,10 +138,10 @@ async function loadFirst(p: Pipeline, request: ListRequest, options: RequestOpti
     fetch: (req: Request) => {
       url = req.url;
       requested.add(url);
-      return p.transport.send(req, options, { readBody: true });
+      return p.transport.send(req, options, { readBody: true }) as unknown as Promise<Response>;
     },
   });
-  return { url, page: await readPage(p, response, url, options.signal) };
+  return { url, page: await readPage(p, response as unknown as ReadResponse, url, options.signal) };
 }
 
 async function loadNext(p: Pipeline, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
