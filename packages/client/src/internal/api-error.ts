@@ -31,7 +31,9 @@ const MAX_ERROR_BODY = 64 * 1024;
 export async function toApiError(response: Response, method: string, url: string): Promise<FdxApiError> {
   const text = await readCapped(response);
   const headers = Object.fromEntries(response.headers);
-  const statusText = response.statusText || REASON_PHRASES[response.status] || `HTTP ${response.status}`;
+  // HTTP/2 (and so most browsers) carries no reason phrase: "HTTP 503" still says what happened,
+  // as the token endpoint's errors do (auth/client-credentials.ts).
+  const statusText = response.statusText || `HTTP ${response.status}`;
   const base = { status: response.status, headers, method, url };
 
   let init: FdxApiErrorInit;
@@ -75,25 +77,6 @@ function parseJson(text: string): unknown {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-
-// HTTP/2 and some fetch polyfills give no status text; these keep messages readable.
-const REASON_PHRASES: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
 
 // Plain text is shown (cut short); markup from a proxy or gateway would only
 // bury the status, so an HTML page falls back to the status text.

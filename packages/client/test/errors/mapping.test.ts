@@ -133,6 +133,13 @@ describe("bodies no spec describes", () => {
     expect(e.code).toBeUndefined();
   });
 
+  it("without a status text (HTTP/2) the message names the status", async () => {
+    const http2 = createClient({ baseUrl: `${BASE}/fdx`, token: TOKEN, maxRetries: 0, fetch: async () => new Response(null, { status: 503 }) });
+    const e = (await rejectionOf(http2.maintenance.get("m-1"))) as FdxMaintenanceError;
+    expect(e).toBeInstanceOf(FdxMaintenanceError);
+    expect(e.message).toBe("HTTP 503");
+  });
+
   it("a long plain-text body is cut to 200 characters", async () => {
     on("get", MAINT, () => HttpResponse.text("x".repeat(1000), { status: 500 }));
     const e = (await rejectionOf(client.maintenance.get("m-1", { maxRetries: 0 }))) as FdxApiError;
