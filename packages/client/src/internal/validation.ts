@@ -1,5 +1,6 @@
 import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import type { SubscriptionInput, SubscriptionUpdate } from "../models.js";
+import { isRecord } from "./is-record.js";
 import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/enums.js";
 
 // Input checks run before anything is sent (DESIGN.md §3 "Input checks").
@@ -77,15 +78,14 @@ export type Fields = Record<string, Check>;
  */
 export function checkFields(value: unknown, fields: Fields, prefix = ""): { data: Record<string, unknown>; issues: FdxIssue[] } {
   const data: Record<string, unknown> = {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     return { data, issues: [{ path: prefix, message: "must be an object" }] };
   }
   const issues: FdxIssue[] = [];
-  const record = value as Record<string, unknown>;
   for (const [key, check] of Object.entries(fields)) {
     const optional = key.endsWith("?");
     const name = optional ? key.slice(0, -1) : key;
-    const field = record[name];
+    const field = value[name];
     if (field === undefined && optional) continue;
     const message = field === undefined ? "is required" : check(field);
     if (message) issues.push({ path: prefix ? `${prefix}.${name}` : name, message });
