@@ -12,7 +12,6 @@ import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } fr
 /** Returns why `value` is unacceptable, or undefined when it is fine. */
 export type Check = (value: unknown) => string | undefined;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 // The address form zod's `email()` accepts (no quoted local parts, no IP literals).
 const EMAIL = /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
@@ -27,8 +26,12 @@ export function idCheck(maxLength?: number): Check {
   return string((v) => {
     if (v === "") return "must be a non-empty string";
     if (v === "." || v === "..") return 'must not be "." or ".."';
-    // encodeURIComponent throws on a lone surrogate; reject it here as bad input instead.
-    if (LONE_SURROGATE.test(v)) return "must be well-formed Unicode";
+    // encodeURIComponent (which builds the path) throws on a lone surrogate: ask it here, and report bad input instead.
+    try {
+      encodeURIComponent(v);
+    } catch {
+      return "must be well-formed Unicode";
+    }
     if (maxLength !== undefined && v.length > maxLength) return `must be at most ${maxLength} characters`;
     return undefined;
   });
@@ -76,20 +79,17 @@ export type Fields = Record<string, Check>;
  * Checks an object's fields and returns a copy holding only the declared,
  * present ones (unknown keys are not sent), or the issues found.
  */
-export function checkFields(value: unknown, fields: Fields, prefix = ""): { data: Record<string, unknown>; issues: FdxIssue[] } {
+export function checkFields(value: unknown, fields: Fields): { data: Record<string, unknown>; issues: FdxIssue[] } {
   const data: Record<string, unknown> = {};
-  if (!isRecord(value)) {
-    return { data, issues: [{ path: prefix, message: "must be an object" }] };
-  }
+  if (!isRecord(value)) return { data, issues: [{ path: "", message: "must be an object" }] };
   const issues: FdxIssue[] = [];
   for (const [key, check] of Object.entries(fields)) {
-    const optional = key.endsWith("?");
-    const name = optional ? key.slice(0, -1) : key;
+    const name = key.replace(/\?$/, "");
     const field = value[name];
-    if (field === undefined && optional) continue;
-    const message = field === undefined ? "is required" : check(field);
-    if (message) issues.push({ path: prefix ? `${prefix}.${name}` : name, message });
-    else data[name] = field;
+    // Absent: an issue when required (no `?`), nothing when optional.
+    const message = field === undefined ? (name === key ? "is required" : undefined) : check(field);
+    if (message) issues.push({ path: name, message });
+    else if (field !== undefined) data[name] = field;
   }
   return { data, issues };
 }
