@@ -146,7 +146,7 @@ async function loadFirst(p: Pipeline, request: ListRequest, options: RequestOpti
 async function loadNext(p: Pipeline, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
   const url = resolveHref(href, p.productsUrl).href;
   if (requested.has(url)) {
-    throw refuseLink(href, `${url} was already requested in this iteration (a loop)`);
+    throw refuseLink(href, `${url} was already requested (a loop)`);
   }
   requested.add(url);
   const response = await p.transport.send(new OutgoingRequest(url, { headers: { Accept: "application/json" } }), options, { readBody: true });
