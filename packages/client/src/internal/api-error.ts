@@ -12,6 +12,7 @@ import {
 } from "../core/errors/index.js";
 import { isRecord } from "./is-record.js";
 import { parseRetryAfter } from "./retry.js";
+import { clip } from "./text.js";
 
 const BY_STATUS: Record<number, typeof FdxApiError> = {
   400: FdxBadRequestError,
@@ -24,7 +25,6 @@ const BY_STATUS: Record<number, typeof FdxApiError> = {
   503: FdxMaintenanceError,
 };
 
-const MAX_TEXT_MESSAGE = 200;
 /** Error bodies are small; a proxy's error page is not worth holding in memory whole. */
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -69,7 +69,7 @@ function textMessage(text: string, headers: Headers, statusText: string): string
   const trimmed = text.trim();
   const type = headers.get("content-type") ?? "";
   if (!trimmed || /html|xml/i.test(type) || trimmed.startsWith("<")) return statusText;
-  return trimmed.length > MAX_TEXT_MESSAGE ? `${trimmed.slice(0, MAX_TEXT_MESSAGE)}…` : trimmed;
+  return clip(trimmed);
 }
 
 async function readCapped(response: Response): Promise<string> {

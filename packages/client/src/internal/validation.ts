@@ -18,7 +18,7 @@ const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const EMAIL = /^(?!\.)(?!.*\.\.)[\w'+.-]*[\w+-]@([a-z\d][a-z\d-]*\.)+[a-z]{2,}$/i;
 
 const string =
-  (rule: (v: string) => string | undefined = () => undefined): Check =>
+  (rule: (v: string) => string | undefined): Check =>
   (v) =>
     typeof v === "string" ? rule(v) : "must be a string";
 
@@ -124,12 +124,13 @@ export function subscriptionUpdateCheck(allowInsecure: boolean): (patch: unknown
   };
 }
 
-/** Checks several path ids at once so one error lists them all. */
-export function checkIds(ids: Record<string, unknown>, maxLengths: Record<string, number> = {}): void {
+/** Checks several path ids at once so one error lists them all; `maxLength` applies to each. */
+export function checkIds(ids: Record<string, unknown>, maxLength?: number): void {
+  const check = idCheck(maxLength);
   const issues: FdxIssue[] = [];
-  for (const [name, value] of Object.entries(ids)) {
-    const message = idCheck(maxLengths[name])(value);
-    if (message) issues.push({ path: name, message });
+  for (const [path, value] of Object.entries(ids)) {
+    const message = check(value);
+    if (message) issues.push({ path, message });
   }
   if (issues.length) throw new FdxValidationError(issues);
 }

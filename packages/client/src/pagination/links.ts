@@ -1,4 +1,5 @@
 import { FdxLinkError } from "../core/errors/index.js";
+import { clip } from "../internal/text.js";
 
 /**
  * Resolves an href the server returned (a page link, a statement's download
@@ -30,5 +31,5 @@ export function resolveHref(href: string, productsUrl: string): URL {
 
 /** The error for a link that is not followed; the href is quoted, and cut short (it can be long or hostile). */
 export function refuseLink(href: string, why: string): FdxLinkError {
-  return new FdxLinkError(`Refusing link ${JSON.stringify(href.length > 200 ? `${href.slice(0, 200)}…` : href)}: ${why}`, href);
+  return new FdxLinkError(`Refusing link ${JSON.stringify(clip(href))}: ${why}`, href);
 }

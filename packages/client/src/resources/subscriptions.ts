@@ -29,7 +29,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
   // The spec allows only v1; a caller naming another version gets the server's 501/1106.
   const version = () => p.versions.notifications as "v1";
   const idPath = (subscriptionId: string) => {
-    checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
+    checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
     return { version: version(), subscriptionId };
   };
 
@@ -77,7 +77,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
       );
     },
     async sendTestEvent(subscriptionId, options) {
-      checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
+      checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
       return requestJson<Notification>(
         p,
         options,
