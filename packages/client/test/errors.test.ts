@@ -53,6 +53,9 @@ describe("FdxError family", () => {
     expect(Object.keys(e)).toEqual(["name", "status", "code", "debugMessage", "body", "headers", "method", "url", "retryAfterMs"]);
     expect("cause" in e).toBe(false);
     expect(new FdxConnectionError("down", { cause: 1 }).cause).toBe(1);
+    expect(Object.keys(e.toJSON())).toEqual(["name", "message", "status", "code", "debugMessage", "body", "headers", "method", "url", "retryAfterMs"]);
+    // `cause` may hold a platform error: never serialised.
+    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down" });
   });
 
   it("gives abort errors the platform name AbortError", () => {

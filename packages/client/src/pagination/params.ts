@@ -28,21 +28,18 @@ export interface ListRequest {
 // ISO 8601 as the service uses it: a date, optionally a time, optionally an offset.
 const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-function toInstant(value: Date | string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
+/** A `Date`, or an ISO 8601 string naming a real day, as a valid `Date`; undefined for anything else. */
+function toInstant(value: unknown): Date | undefined {
   if (typeof value === "string") {
     const match = ISO_8601.exec(value);
     // Date parses "2025-02-30" as March 2 and "March 5" as a date: neither is what the caller meant.
     if (!match || !isCalendarDate(match[1]!)) return undefined;
-  }
+  } else if (!(value instanceof Date)) return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-const time: Check = (v) =>
-  (v instanceof Date || typeof v === "string") && toInstant(v) !== undefined
-    ? undefined
-    : "must be a valid date (Date or ISO 8601 string)";
+const time: Check = (v) => (toInstant(v) ? undefined : "must be a valid date (Date or ISO 8601 string)");
 
 const fields: Fields = {
   providerId: idCheck(),

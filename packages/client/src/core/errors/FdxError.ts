@@ -41,8 +41,7 @@ export class FdxError extends Error {
 
   /** `name`, `message` and the error's own fields (not `cause`), for logs and `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { name: this.name, message: this.message };
-    for (const [key, value] of Object.entries(this)) if (key !== "cause") out[key] = value;
-    return out;
+    const { cause: _cause, ...fields } = this as Record<string, unknown>;
+    return { name: this.name, message: this.message, ...fields };
   }
 }
