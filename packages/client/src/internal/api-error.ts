@@ -73,15 +73,12 @@ function textMessage(text: string, headers: Headers, statusText: string): string
 }
 
 async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
+  const reader = response.body?.getReader();
   const decoder = new TextDecoder();
   let text = "";
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
+    for (let chunk; reader && !(chunk = await reader.read()).done; ) {
+      text += decoder.decode(chunk.value, { stream: true });
       if (text.length > MAX_ERROR_BODY) {
         await reader.cancel();
         break;
