@@ -31,6 +31,33 @@ describe("FdxError family", () => {
     expect(FdxApiError.is(new Error("plain"))).toBe(false);
   });
 
+  it("answers instanceof false for primitives, null and undefined", () => {
+    for (const value of [null, undefined, "FdxError", 42, Symbol.for("fdxkit.error.kinds")] as unknown[]) {
+      expect(value instanceof FdxError).toBe(false);
+      expect(FdxError.is(value)).toBe(false);
+    }
+  });
+
+  it("keeps the fields, in order, and no cause when there is none", () => {
+    const e = new FdxRateLimitError({
+      status: 429,
+      code: "1207",
+      message: "slow down",
+      debugMessage: undefined,
+      body: {},
+      headers: {},
+      method: "GET",
+      url: "https://x.test/",
+      retryAfterMs: 1000,
+    });
+    expect(Object.keys(e)).toEqual(["name", "status", "code", "debugMessage", "body", "headers", "method", "url", "retryAfterMs"]);
+    expect("cause" in e).toBe(false);
+    expect(new FdxConnectionError("down", { cause: 1 }).cause).toBe(1);
+    expect(Object.keys(e.toJSON())).toEqual(["name", "message", "status", "code", "debugMessage", "body", "headers", "method", "url", "retryAfterMs"]);
+    // `cause` may hold a platform error: never serialised.
+    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down" });
+  });
+
   it("gives abort errors the platform name AbortError", () => {
     expect(new FdxAbortError().name).toBe("AbortError");
   });

@@ -10,7 +10,9 @@ import {
   FdxUnauthorizedError,
   type FdxApiErrorInit,
 } from "../core/errors/index.js";
+import { isRecord } from "./is-record.js";
 import { parseRetryAfter } from "./retry.js";
+import { clip } from "./text.js";
 
 const BY_STATUS: Record<number, typeof FdxApiError> = {
   400: FdxBadRequestError,
@@ -23,39 +25,37 @@ const BY_STATUS: Record<number, typeof FdxApiError> = {
   503: FdxMaintenanceError,
 };
 
-const MAX_TEXT_MESSAGE = 200;
 /** Error bodies are small; a proxy's error page is not worth holding in memory whole. */
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** Turns a non-2xx response into the matching `FdxApiError` subclass, reading (and so releasing) its body. */
 export async function toApiError(response: Response, method: string, url: string): Promise<FdxApiError> {
+  const { status, headers } = response;
   const text = await readCapped(response);
-  const headers = Object.fromEntries(response.headers);
-  const statusText = response.statusText || REASON_PHRASES[response.status] || `HTTP ${response.status}`;
-  const base = { status: response.status, headers, method, url };
-
-  let init: FdxApiErrorInit;
-  const parsed = parseJson(text);
+  // HTTP/2 (and so most browsers) carries no reason phrase: "HTTP 503" still says what happened,
+  // as the token endpoint's errors do (auth/client-credentials.ts).
+  const statusText = response.statusText || `HTTP ${status}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON (empty, text, HTML): `body` is the text.
+  }
   const json = isRecord(parsed) ? parsed : undefined;
-  if (json) {
-    const code = json.code;
-    init = {
-      ...base,
-      code: typeof code === "string" ? code : typeof code === "number" ? String(code) : undefined,
-      message: typeof json.message === "string" && json.message ? json.message : statusText,
-      debugMessage: typeof json.debugMessage === "string" ? json.debugMessage : undefined,
-      body: json,
-    };
-  } else {
-    const body = parsed === undefined ? text : parsed;
-    init = { ...base, code: undefined, message: textMessage(text, response, statusText), debugMessage: undefined, body };
-  }
-
-  if (response.status === 429) {
-    return new FdxRateLimitError({ ...init, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) });
-  }
-  const ErrorClass = apiErrorClass(response.status);
-  return new ErrorClass(init);
+  const code = json?.code;
+  const init: FdxApiErrorInit & { retryAfterMs: number | undefined } = {
+    status,
+    code: typeof code === "string" ? code : typeof code === "number" ? String(code) : undefined,
+    message: json ? (typeof json.message === "string" && json.message) || statusText : textMessage(text, headers, statusText),
+    debugMessage: typeof json?.debugMessage === "string" ? json.debugMessage : undefined,
+    body: parsed === undefined ? text : parsed,
+    headers: Object.fromEntries(headers),
+    method,
+    url,
+    // Read by FdxRateLimitError (429) only; the other classes ignore it.
+    retryAfterMs: parseRetryAfter(headers.get("retry-after")),
+  };
+  return new (apiErrorClass(status))(init);
 }
 
 /** The class a status maps to (`FdxApiError` itself for statuses without a subclass). */
@@ -63,57 +63,22 @@ export function apiErrorClass(status: number): typeof FdxApiError {
   return BY_STATUS[status] ?? FdxApiError;
 }
 
-function parseJson(text: string): unknown {
-  if (!text.trim()) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// HTTP/2 and some fetch polyfills give no status text; these keep messages readable.
-const REASON_PHRASES: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
-
 // Plain text is shown (cut short); markup from a proxy or gateway would only
 // bury the status, so an HTML page falls back to the status text.
-function textMessage(text: string, response: Response, statusText: string): string {
+function textMessage(text: string, headers: Headers, statusText: string): string {
   const trimmed = text.trim();
-  const type = response.headers.get("content-type") ?? "";
+  const type = headers.get("content-type") ?? "";
   if (!trimmed || /html|xml/i.test(type) || trimmed.startsWith("<")) return statusText;
-  return trimmed.length > MAX_TEXT_MESSAGE ? `${trimmed.slice(0, MAX_TEXT_MESSAGE)}…` : trimmed;
+  return clip(trimmed);
 }
 
 async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
+  const reader = response.body?.getReader();
   const decoder = new TextDecoder();
   let text = "";
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
+    for (let chunk; reader && !(chunk = await reader.read()).done; ) {
+      text += decoder.decode(chunk.value, { stream: true });
       if (text.length > MAX_ERROR_BODY) {
         await reader.cancel();
         break;

@@ -7,8 +7,12 @@ import * as z from "zod/mini";
  */
 export type OpenEnum<T extends string> = T | (string & {});
 
-/** Schema for an open enum: any string passes at run time; the type lists the known values. */
-export function openEnum<const T extends readonly string[]>(_known: T): z.ZodMiniType<OpenEnum<T[number]>> {
+/**
+ * Schema for an open enum: any string passes at run time; the type argument
+ * (`openEnum<typeof KNOWN>()`) lists the known values. A type rather than an
+ * argument, so bundles need not carry the value lists.
+ */
+export function openEnum<T extends readonly string[]>(): z.ZodMiniType<OpenEnum<T[number]>> {
   return z.string() as unknown as z.ZodMiniType<OpenEnum<T[number]>>;
 }
 

@@ -17,5 +17,5 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
 }
 
 export function abortError(signal: AbortSignal): FdxAbortError {
-  return new FdxAbortError("The request was aborted", { cause: signal.reason });
+  return new FdxAbortError(undefined, { cause: signal.reason });
 }

@@ -1,5 +1,6 @@
 import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import type { SubscriptionInput, SubscriptionUpdate } from "../models.js";
+import { isRecord } from "./is-record.js";
 import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/enums.js";
 
 // Input checks run before anything is sent (DESIGN.md §3 "Input checks").
@@ -11,13 +12,13 @@ import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } fr
 /** Returns why `value` is unacceptable, or undefined when it is fine. */
 export type Check = (value: unknown) => string | undefined;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-// The address form zod's `email()` accepts (no quoted local parts, no IP literals).
-const EMAIL = /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+// The address form zod's `email()` accepts (no quoted local parts, no IP literals), written
+// shorter: \w is [A-Za-z0-9_], and without the u flag, i folds no other letter into a-z.
+const EMAIL = /^(?!\.)(?!.*\.\.)[\w'+.-]*[\w+-]@([a-z\d][a-z\d-]*\.)+[a-z]{2,}$/i;
 
 const string =
-  (rule: (v: string) => string | undefined = () => undefined): Check =>
+  (rule: (v: string) => string | undefined): Check =>
   (v) =>
     typeof v === "string" ? rule(v) : "must be a string";
 
@@ -26,8 +27,12 @@ export function idCheck(maxLength?: number): Check {
   return string((v) => {
     if (v === "") return "must be a non-empty string";
     if (v === "." || v === "..") return 'must not be "." or ".."';
-    // encodeURIComponent throws on a lone surrogate; reject it here as bad input instead.
-    if (LONE_SURROGATE.test(v)) return "must be well-formed Unicode";
+    // encodeURIComponent (which builds the path) throws on a lone surrogate: ask it here, and report bad input instead.
+    try {
+      encodeURIComponent(v);
+    } catch {
+      return "must be well-formed Unicode";
+    }
     if (maxLength !== undefined && v.length > maxLength) return `must be at most ${maxLength} characters`;
     return undefined;
   });
@@ -75,21 +80,17 @@ export type Fields = Record<string, Check>;
  * Checks an object's fields and returns a copy holding only the declared,
  * present ones (unknown keys are not sent), or the issues found.
  */
-export function checkFields(value: unknown, fields: Fields, prefix = ""): { data: Record<string, unknown>; issues: FdxIssue[] } {
+export function checkFields(value: unknown, fields: Fields): { data: Record<string, unknown>; issues: FdxIssue[] } {
   const data: Record<string, unknown> = {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { data, issues: [{ path: prefix, message: "must be an object" }] };
-  }
+  if (!isRecord(value)) return { data, issues: [{ path: "", message: "must be an object" }] };
   const issues: FdxIssue[] = [];
-  const record = value as Record<string, unknown>;
   for (const [key, check] of Object.entries(fields)) {
-    const optional = key.endsWith("?");
-    const name = optional ? key.slice(0, -1) : key;
-    const field = record[name];
-    if (field === undefined && optional) continue;
-    const message = field === undefined ? "is required" : check(field);
-    if (message) issues.push({ path: prefix ? `${prefix}.${name}` : name, message });
-    else data[name] = field;
+    const name = key.replace(/\?$/, "");
+    const field = value[name];
+    // Absent: an issue when required (no `?`), nothing when optional.
+    const message = field === undefined ? (name === key ? "is required" : undefined) : check(field);
+    if (message) issues.push({ path: name, message });
+    else if (field !== undefined) data[name] = field;
   }
   return { data, issues };
 }
@@ -123,12 +124,13 @@ export function subscriptionUpdateCheck(allowInsecure: boolean): (patch: unknown
   };
 }
 
-/** Checks several path ids at once so one error lists them all. */
-export function checkIds(ids: Record<string, unknown>, maxLengths: Record<string, number> = {}): void {
+/** Checks several path ids at once so one error lists them all; `maxLength` applies to each. */
+export function checkIds(ids: Record<string, unknown>, maxLength?: number): void {
+  const check = idCheck(maxLength);
   const issues: FdxIssue[] = [];
-  for (const [name, value] of Object.entries(ids)) {
-    const message = idCheck(maxLengths[name])(value);
-    if (message) issues.push({ path: name, message });
+  for (const [path, value] of Object.entries(ids)) {
+    const message = check(value);
+    if (message) issues.push({ path, message });
   }
   if (issues.length) throw new FdxValidationError(issues);
 }

@@ -1,4 +1,5 @@
 import { FdxLinkError } from "../core/errors/index.js";
+import { clip } from "../internal/text.js";
 
 /**
  * Resolves an href the server returned (a page link, a statement's download
@@ -19,22 +20,16 @@ export function resolveHref(href: string, productsUrl: string): URL {
   try {
     url = new URL(href, `${origin}/`);
   } catch {
-    throw new FdxLinkError(`Refusing link ${quote(href)}: not a valid URL`, href);
+    throw refuseLink(href, "not a valid URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new FdxLinkError(`Refusing link ${quote(href)}: only http(s) links are followed`, href);
-  }
-  if (url.origin !== origin) {
-    throw new FdxLinkError(`Refusing link ${quote(href)}: it leaves ${origin}, and the bearer token stays there`, href);
-  }
-  if (url.username || url.password) {
-    throw new FdxLinkError(`Refusing link ${quote(href)}: it carries credentials`, href);
-  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuseLink(href, "only http(s) links are followed");
+  if (url.origin !== origin) throw refuseLink(href, `it leaves ${origin}`);
+  if (url.username || url.password) throw refuseLink(href, "it carries credentials");
   url.hash = "";
   return url;
 }
 
-// An href can be long or hostile: keep messages readable.
-function quote(href: string): string {
-  return JSON.stringify(href.length > 200 ? `${href.slice(0, 200)}…` : href);
+/** The error for a link that is not followed; the href is quoted, and cut short (it can be long or hostile). */
+export function refuseLink(href: string, why: string): FdxLinkError {
+  return new FdxLinkError(`Refusing link ${JSON.stringify(clip(href))}: ${why}`, href);
 }

@@ -1,6 +1,7 @@
 import { FdxResponseError, type FdxIssue } from "../core/errors/index.js";
 import type { Statement } from "../models.js";
 import { bodyError } from "../download/body.js";
+import { isRecord } from "../internal/is-record.js";
 import { checkResponse, type Pipeline } from "../internal/pipeline.js";
 import type { ReadResponse } from "../internal/transport.js";
 
@@ -77,8 +78,4 @@ function linkHref(link: unknown, path: string, issues: FdxIssue[]): string | und
     return undefined;
   }
   return link.href;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

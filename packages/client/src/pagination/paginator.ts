@@ -1,10 +1,10 @@
 import { OutgoingRequest } from "../internal/outgoing.js";
-import { FdxLinkError, FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Pipeline } from "../internal/pipeline.js";
 import type { Statement } from "../models.js";
 import { anySignal } from "../internal/signals.js";
-import { resolveHref } from "./links.js";
+import { refuseLink, resolveHref } from "./links.js";
 import { readPage, type StatementPage } from "./page.js";
 import type { ReadResponse } from "../internal/transport.js";
 import type { ListRequest } from "./params.js";
@@ -147,7 +147,7 @@ async function loadFirst(p: Pipeline, request: ListRequest, options: RequestOpti
 async function loadNext(p: Pipeline, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
   const url = resolveHref(href, p.productsUrl).href;
   if (requested.has(url)) {
-    throw new FdxLinkError(`Refusing link ${JSON.stringify(href)}: ${url} was already requested in this iteration (a loop)`, href);
+    throw refuseLink(href, `${url} was already requested (a loop)`);
   }
   requested.add(url);
   const response = await p.transport.send(new OutgoingRequest(url, { headers: { Accept: "application/json" } }), options, { readBody: true });

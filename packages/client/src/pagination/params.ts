@@ -22,26 +22,24 @@ export interface StatementListParams {
 /** The first request's path and query, checked and serialisable. */
 export interface ListRequest {
   path: { providerId: string; accountId: string };
-  query: { startTime?: string; endTime?: string; offset?: number | string; limit?: number };
+  query: { startTime?: string | undefined; endTime?: string | undefined; offset?: number | string | undefined; limit?: number | undefined };
 }
 
 // ISO 8601 as the service uses it: a date, optionally a time, optionally an offset.
 const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-function toInstant(value: Date | string): Date | undefined {
+/** A `Date`, or an ISO 8601 string naming a real day, as a valid `Date`; undefined for anything else. */
+function toInstant(value: unknown): Date | undefined {
   if (typeof value === "string") {
     const match = ISO_8601.exec(value);
     // Date parses "2025-02-30" as March 2 and "March 5" as a date: neither is what the caller meant.
     if (!match || !isCalendarDate(match[1]!)) return undefined;
-  }
+  } else if (!(value instanceof Date)) return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-const time: Check = (v) =>
-  (v instanceof Date || typeof v === "string") && toInstant(v) !== undefined
-    ? undefined
-    : "must be a valid date (Date or ISO 8601 string)";
+const time: Check = (v) => (toInstant(v) ? undefined : "must be a valid date (Date or ISO 8601 string)");
 
 const fields: Fields = {
   providerId: idCheck(),
@@ -49,25 +47,21 @@ const fields: Fields = {
   "startTime?": time,
   "endTime?": time,
   "offset?": (v) =>
-    (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) || (typeof v === "string" && v !== "")
+    // Number.isSafeInteger is false for anything but a number (no coercion).
+    (Number.isSafeInteger(v) && (v as number) >= 0) || (typeof v === "string" && v !== "")
       ? undefined
       : "must be an integer >= 0 or a non-empty cursor string",
-  "limit?": (v) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 1 ? undefined : "must be an integer >= 1"),
+  "limit?": (v) => (Number.isSafeInteger(v) && (v as number) >= 1 ? undefined : "must be an integer >= 1"),
 };
 
 /** Checks `statements.list` parameters; throws `FdxValidationError` listing every bad one. */
 export function toListRequest(params: StatementListParams): ListRequest {
   const { data, issues } = checkFields(params, fields);
   const { providerId, accountId, startTime, endTime, offset, limit } = data as unknown as StatementListParams;
-  const start = startTime === undefined ? undefined : toInstant(startTime);
-  const end = endTime === undefined ? undefined : toInstant(endTime);
-  if (start && end && start.getTime() > end.getTime()) issues.push({ path: "startTime", message: "must not be after endTime" });
+  const start = toInstant(startTime);
+  const end = toInstant(endTime);
+  if (start && end && start > end) issues.push({ path: "startTime", message: "must not be after endTime" });
   if (issues.length) throw new FdxValidationError(issues);
-  const query: ListRequest["query"] = {};
-  // Built key by key: an absent parameter is not sent at all.
-  if (start) query.startTime = start.toISOString();
-  if (end) query.endTime = end.toISOString();
-  if (offset !== undefined) query.offset = offset;
-  if (limit !== undefined) query.limit = limit;
-  return { path: { providerId, accountId }, query };
+  // An absent parameter stays undefined, and openapi-fetch's query serialiser sends nothing for it.
+  return { path: { providerId, accountId }, query: { startTime: start?.toISOString(), endTime: end?.toISOString(), offset, limit } };
 }

@@ -1,6 +1,7 @@
 import { FdxResponseError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
 import { checkResponse, requestData, requestJson, type Pipeline } from "../internal/pipeline.js";
+import { isRecord } from "../internal/is-record.js";
 import { checkIds, subscriptionInputCheck, subscriptionUpdateCheck } from "../internal/validation.js";
 import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
 
@@ -28,7 +29,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
   // The spec allows only v1; a caller naming another version gets the server's 501/1106.
   const version = () => p.versions.notifications as "v1";
   const idPath = (subscriptionId: string) => {
-    checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
+    checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
     return { version: version(), subscriptionId };
   };
 
@@ -76,7 +77,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
       );
     },
     async sendTestEvent(subscriptionId, options) {
-      checkIds({ subscriptionId }, { subscriptionId: MAX_SUBSCRIPTION_ID });
+      checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
       return requestJson<Notification>(
         p,
         options,
@@ -96,12 +97,11 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
 function toSubscriptionArray(data: unknown, status: number): Subscription[] {
   if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
   if (Array.isArray(data)) return data as Subscription[];
-  if (typeof data === "object" && data !== null) {
-    const record = data as Record<string, unknown>;
-    if ("subscriptionId" in record) return [record as unknown as Subscription];
-    const wrapped = record.notificationSubscriptions ?? record.subscriptions ?? Object.values(record).find(Array.isArray);
+  if (isRecord(data)) {
+    if ("subscriptionId" in data) return [data as unknown as Subscription];
+    const wrapped = data.notificationSubscriptions ?? data.subscriptions ?? Object.values(data).find(Array.isArray);
     if (Array.isArray(wrapped)) return wrapped as Subscription[];
-    if (Object.keys(record).length === 0) return [];
+    if (Object.keys(data).length === 0) return [];
   }
   throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions, a wrapper object or a subscription" }]);
 }

@@ -14,12 +14,12 @@ export const CONSENT_RESOURCE_TYPES = ["ACCOUNT", "CUSTOMER", "DOCUMENT"] as con
 
 export const consentPartySchema = z.looseObject({
   name: z.optional(z.string()),
-  type: z.optional(openEnum(CONSENT_PARTY_TYPES)),
+  type: z.optional(openEnum<typeof CONSENT_PARTY_TYPES>()),
   registeredEntityId: z.optional(z.string()),
 });
 
 export const consentResourceSchema = z.looseObject({
-  resourceType: z.optional(openEnum(CONSENT_RESOURCE_TYPES)),
+  resourceType: z.optional(openEnum<typeof CONSENT_RESOURCE_TYPES>()),
   resourceId: z.optional(z.string()),
   dataClusters: z.optional(z.array(z.string())),
 });
@@ -27,7 +27,7 @@ export const consentResourceSchema = z.looseObject({
 /** An end-user consent grant (§2.6). The service marks no field required. */
 export const consentGrantSchema = z.looseObject({
   id: z.optional(z.string()),
-  status: z.optional(openEnum(CONSENT_STATUSES)),
+  status: z.optional(openEnum<typeof CONSENT_STATUSES>()),
   parties: z.optional(z.array(consentPartySchema)),
   createdTime: z.optional(z.string()),
   resources: z.optional(z.array(consentResourceSchema)),

@@ -15,8 +15,7 @@ import * as z from "zod/mini";
 // the types generated from specs/notifications.yaml, enums widened.
 
 // Known categories and types; others may arrive from a newer server.
-import { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
-export { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES };
+import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 /** Known payload id types: what `notificationPayload.id` identifies. */
 export const NOTIFICATION_ID_TYPES = ["MAINTENANCE", "CONSENT"] as const;
 /** Known link actions. */
@@ -35,20 +34,20 @@ function expected(what: string) {
 
 const str = () => z.string({ error: expected("a string") });
 
-/** A string enum that also takes unknown strings, typed `Known | (string & {})`. */
-function openEnum<const Known extends readonly [string, ...string[]]>(values: Known) {
-  // The union's second arm accepts every string; the first only contributes
-  // the literal types, so it is the type below that carries the intent.
-  return z.union([z.enum(values), str()], { error: expected("a string") }) as unknown as z.ZodMiniType<
-    OpenEnum<Known[number]>
-  >;
+/**
+ * A string enum that also takes unknown strings, typed `Known | (string & {})`
+ * (`openEnum<typeof KNOWN>()`). Every string passes at run time, so the known
+ * values are only a type: no enum schema, no value list in the bundle.
+ */
+function openEnum<Known extends readonly string[]>() {
+  return str() as unknown as z.ZodMiniType<OpenEnum<Known[number]>>;
 }
 
 /** A link (hateoasLink, §2.5). `href` is required. */
 export const hateoasLinkSchema = z.looseObject(
   {
     href: str(),
-    action: z.optional(openEnum(LINK_ACTIONS)),
+    action: z.optional(openEnum<typeof LINK_ACTIONS>()),
     rel: z.optional(str()),
     types: z.optional(z.array(str(), { error: expected("an array of strings") })),
   },
@@ -79,7 +78,7 @@ export const customFieldSchema = z.looseObject(
 export const notificationPayloadSchema = z.looseObject(
   {
     id: z.optional(str()),
-    idType: z.optional(openEnum(NOTIFICATION_ID_TYPES)),
+    idType: z.optional(openEnum<typeof NOTIFICATION_ID_TYPES>()),
     customFields: z.optional(z.array(customFieldSchema, { error: expected("an array") })),
     url: z.optional(hateoasLinkSchema),
   },
@@ -93,8 +92,8 @@ export const notificationSchema = z.looseObject(
     sentOn: z.optional(str()),
     subscriber: z.optional(partySchema),
     publisher: z.optional(partySchema),
-    category: openEnum(NOTIFICATION_CATEGORIES),
-    type: openEnum(NOTIFICATION_TYPES),
+    category: openEnum<typeof NOTIFICATION_CATEGORIES>(),
+    type: openEnum<typeof NOTIFICATION_TYPES>(),
     notificationPayload: notificationPayloadSchema,
     url: z.optional(hateoasLinkSchema),
   },

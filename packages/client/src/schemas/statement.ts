@@ -6,7 +6,7 @@ export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
 /** A hateoasLink (§2.5): `href` is required. */
 export const hateoasLinkSchema = z.looseObject({
   href: z.string(),
-  action: z.optional(openEnum(LINK_ACTIONS)),
+  action: z.optional(openEnum<typeof LINK_ACTIONS>()),
   rel: z.optional(z.string()),
   types: z.optional(z.array(z.string())),
 });

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { openEnum } from "../internal/open-enum.js";
-import { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
+import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 
 // Response schemas: tolerant of a newer server (unknown fields kept, unknown
 // enum values accepted), strict about what the service description requires.
@@ -9,8 +9,8 @@ import { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 /** A notification subscription as returned by create, get, update and list (§2.1). */
 export const subscriptionSchema = z.looseObject({
   subscriptionId: z.string(),
-  category: openEnum(NOTIFICATION_CATEGORIES),
-  type: openEnum(NOTIFICATION_TYPES),
+  category: openEnum<typeof NOTIFICATION_CATEGORIES>(),
+  type: openEnum<typeof NOTIFICATION_TYPES>(),
   callbackUrl: z.string(),
   effectiveDate: z.optional(z.string()),
   callbackEmail: z.optional(z.string()),

@@ -133,6 +133,36 @@ describe("bodies no spec describes", () => {
     expect(e.code).toBeUndefined();
   });
 
+  it("reads a huge error body only up to its cap, and stops the stream", async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const chunk = new TextEncoder().encode("y".repeat(16 * 1024));
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const huge = createClient({ baseUrl: `${BASE}/fdx`, token: TOKEN, maxRetries: 0, fetch: async () => new Response(stream, { status: 500 }) });
+    const e = (await rejectionOf(huge.maintenance.get("m-1"))) as FdxApiError;
+    expect(e).toBeInstanceOf(FdxInternalServerError);
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThan(10);
+    expect((e.body as string).length).toBeGreaterThan(64 * 1024);
+    expect((e.body as string).length).toBeLessThan(100 * 1024);
+    expect(e.message).toBe(`${"y".repeat(200)}…`);
+  });
+
+  it("without a status text (HTTP/2) the message names the status", async () => {
+    const http2 = createClient({ baseUrl: `${BASE}/fdx`, token: TOKEN, maxRetries: 0, fetch: async () => new Response(null, { status: 503 }) });
+    const e = (await rejectionOf(http2.maintenance.get("m-1"))) as FdxMaintenanceError;
+    expect(e).toBeInstanceOf(FdxMaintenanceError);
+    expect(e.message).toBe("HTTP 503");
+  });
+
   it("a long plain-text body is cut to 200 characters", async () => {
     on("get", MAINT, () => HttpResponse.text("x".repeat(1000), { status: 500 }));
     const e = (await rejectionOf(client.maintenance.get("m-1", { maxRetries: 0 }))) as FdxApiError;

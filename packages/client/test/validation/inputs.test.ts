@@ -229,6 +229,12 @@ describe("malformed input is rejected before sending", () => {
 
   it("an id with a lone surrogate (not encodable in a URL)", async () => {
     await expectRejected(client.consents.get("abc\uD800"), "consentId");
+    await expectRejected(client.consents.get("\uDC00abc"), "consentId");
+  });
+
+  it("an id with a surrogate pair is sent, percent-encoded", async () => {
+    await client.subscriptions.get("a\u{1F600}");
+    expect(seen.at(-1)?.url).toMatch(/\/a%F0%9F%98%80$/);
   });
 
   it("non-string ids", async () => {

@@ -20,17 +20,19 @@ export interface FdxApiErrorInit {
  */
 export class FdxApiError extends FdxError {
   static override readonly kind: string = "FdxApiError";
-  readonly status: number;
+  // Fields of the error classes are `declare`d: each constructor sets them (in the order toJSON shows),
+  // so a class field definition would only repeat every name in every bundle.
+  declare readonly status: number;
   /** FDX error code, integer codes normalised to strings (`401` → `"401"`). */
-  readonly code: string | undefined;
+  declare readonly code: string | undefined;
   /** Developer diagnostic from the server. Never branch on it: its text may change at any time. */
-  readonly debugMessage: string | undefined;
+  declare readonly debugMessage: string | undefined;
   /** Parsed JSON body, or the body text when it was not JSON. */
-  readonly body: unknown;
-  readonly headers: Record<string, string>;
-  readonly method: string;
+  declare readonly body: unknown;
+  declare readonly headers: Record<string, string>;
+  declare readonly method: string;
   /** Absolute URL of the request. */
-  readonly url: string;
+  declare readonly url: string;
 
   constructor(init: FdxApiErrorInit) {
     super(init.message);

@@ -4,8 +4,4 @@ import { FdxError } from "./FdxError.js";
 export class FdxConnectionError extends FdxError {
   static override readonly kind: string = "FdxConnectionError";
   declare readonly cause: unknown;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }

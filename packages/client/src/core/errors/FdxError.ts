@@ -13,23 +13,25 @@ export class FdxError extends Error {
   static readonly kind: string = "FdxError";
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // No `cause` property at all when there is none (options with `cause: undefined` would create one).
+    super(message, options?.cause === undefined ? undefined : options);
     this.name = (new.target as unknown as { kind: string }).kind;
+    // Only a class's own `kind` counts: a subclass without one must not claim its parent's twice.
     const kinds: string[] = [];
     for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
-      const kind = (c as { kind?: unknown }).kind;
-      if (typeof kind === "string" && Object.prototype.hasOwnProperty.call(c, "kind")) kinds.push(kind);
+      if (Object.hasOwn(c, "kind")) kinds.push((c as unknown as typeof FdxError).kind);
     }
-    Object.defineProperty(this, BRAND, { value: kinds, enumerable: false });
+    Object.defineProperty(this, BRAND, { value: kinds });
   }
 
   /** `instanceof` by prototype chain, or by the brand an instance from another copy of the package carries. */
   static override [Symbol.hasInstance](instance: unknown): boolean {
-    if (typeof instance !== "object" || instance === null) return false;
-    if (Function.prototype[Symbol.hasInstance].call(this, instance)) return true;
-    const kinds = (instance as Record<symbol, unknown>)[BRAND];
-    const kind = Object.prototype.hasOwnProperty.call(this, "kind") ? (this as { kind?: unknown }).kind : undefined;
-    return Array.isArray(kinds) && typeof kind === "string" && kinds.includes(kind);
+    // The prototype check answers false for primitives; `?.` keeps null and undefined from throwing.
+    const kinds = (instance as Record<symbol, unknown> | null | undefined)?.[BRAND];
+    return (
+      Function.prototype[Symbol.hasInstance].call(this, instance) ||
+      (Object.hasOwn(this, "kind") && Array.isArray(kinds) && kinds.includes((this as { kind: string }).kind))
+    );
   }
 
   /** Type guard equivalent of `instanceof`, for code that prefers a function. */
@@ -39,8 +41,7 @@ export class FdxError extends Error {
 
   /** `name`, `message` and the error's own fields (not `cause`), for logs and `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
-    const out: Record<string, unknown> = { name: this.name, message: this.message };
-    for (const [key, value] of Object.entries(this)) if (key !== "cause") out[key] = value;
-    return out;
+    const { cause: _cause, ...fields } = this as Record<string, unknown>;
+    return { name: this.name, message: this.message, ...fields };
   }
 }

@@ -4,7 +4,7 @@ import { FdxApiError, type FdxApiErrorInit } from "./FdxApiError.js";
 export class FdxRateLimitError extends FdxApiError {
   static override readonly kind: string = "FdxRateLimitError";
   /** The server's `Retry-After`, in milliseconds, when it sent one. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(init: FdxApiErrorInit & { retryAfterMs?: number | undefined }) {
     super(init);

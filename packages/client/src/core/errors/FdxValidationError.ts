@@ -4,7 +4,7 @@ import { formatIssues, type FdxIssue } from "./issues.js";
 /** Input rejected before anything was sent. */
 export class FdxValidationError extends FdxError {
   static override readonly kind: string = "FdxValidationError";
-  readonly issues: FdxIssue[];
+  declare readonly issues: FdxIssue[];
 
   constructor(issues: FdxIssue[], message = `Invalid input: ${formatIssues(issues)}`) {
     super(message);

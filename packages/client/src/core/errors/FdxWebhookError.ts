@@ -4,7 +4,7 @@ import { formatIssues, type FdxIssue } from "./issues.js";
 /** A webhook body was rejected (not JSON, or not a notification). */
 export class FdxWebhookError extends FdxError {
   static override readonly kind: string = "FdxWebhookError";
-  readonly issues: FdxIssue[];
+  declare readonly issues: FdxIssue[];
 
   constructor(issues: FdxIssue[], message = `Invalid webhook notification: ${formatIssues(issues)}`) {
     super(message);
