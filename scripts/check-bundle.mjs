@@ -23,11 +23,12 @@ export default createWebhookHandler({ onNotification: async (n) => { if (isConse
 const budgets = [
   { name: "main entry, whole", entry: { file: path.join(client, "dist/index.js") } },
   { name: "webhooks entry, whole", entry: { file: path.join(client, "dist/webhooks.js") } },
-  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 12 * 1024 },
-  { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10 * 1024 },
+  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 12_000 },
+  { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10_000 },
 ];
 
-const kB = (n) => (n / 1024).toFixed(2);
+// kB = 1000 bytes, as the benchmarks report them.
+const kB = (n) => (n / 1000).toFixed(2);
 let failed = 0;
 for (const { name, entry, limit } of budgets) {
   try {
@@ -35,8 +36,8 @@ for (const { name, entry, limit } of budgets) {
     const bad = nodeBuiltins.length > 0 || (limit !== undefined && gzipBytes > limit);
     if (bad) failed++;
     console.log(
-      `${bad ? "✘" : "✔"} ${name}: ${(minBytes / 1024).toFixed(1)} kB min, ${kB(gzipBytes)} kB min+gzip` +
-        (limit ? ` (budget ${(limit / 1024).toFixed(0)} kB)` : "") +
+      `${bad ? "✘" : "✔"} ${name}: ${(minBytes / 1000).toFixed(1)} kB min, ${kB(gzipBytes)} kB (${gzipBytes} B) min+gzip` +
+        (limit ? ` (budget ${limit / 1000} kB)` : "") +
         (lazyGzipBytes ? `; loaded on demand: ${kB(lazyGzipBytes)} kB min+gzip` : "") +
         (nodeBuiltins.length ? ` — Node built-ins: ${nodeBuiltins.join(", ")}` : ""),
     );

@@ -5,11 +5,13 @@ export const TARGETS = {
   paginationRatio: 1.05,
   downloadRatio: 1.05,
   downloadRssRiseMiB: 16,
-  bundleGzipBytes: 10 * 1024,
+  // kB read as 1000 bytes, the stricter of the two readings.
+  bundleGzipBytes: 10_000,
 };
 
 const x = (n) => `${n.toFixed(2)}×`;
-const kB = (bytes) => `${(bytes / 1024).toFixed(2)} kB`;
+const kB = (bytes) => `${(bytes / 1000).toFixed(2)} kB`;
+const bytes = (n) => `${n.toLocaleString("en-US")} B`;
 
 /** Each target with the figure measured for it and whether it was met. */
 export function checkTargets(results) {
@@ -30,7 +32,7 @@ export function checkTargets(results) {
   }
   const ours = results.bundle?.entries.find((e) => e.sdk);
   if (ours) {
-    t.push({ target: "typical-use browser bundle (min+gzip)", limit: `≤ ${kB(TARGETS.bundleGzipBytes)}`, measured: kB(ours.gzipBytes), met: ours.gzipBytes <= TARGETS.bundleGzipBytes });
+    t.push({ target: "typical-use browser bundle (min+gzip)", limit: `≤ ${bytes(TARGETS.bundleGzipBytes)}`, measured: `${bytes(ours.gzipBytes)} (${kB(ours.gzipBytes)})`, met: ours.gzipBytes <= TARGETS.bundleGzipBytes });
   }
   return t;
 }
