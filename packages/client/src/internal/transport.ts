@@ -1,4 +1,4 @@
-import { FdxApiError, FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
+import { FdxApiError, FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
 import type { Outgoing } from "./outgoing.js";
@@ -57,8 +57,8 @@ export function createTransport(config: TransportConfig): Transport {
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    // The client's own settings were checked when it was made.
-    if (options.maxRetries !== undefined || options.timeoutMs !== undefined) checkCallOptions(maxRetries, timeoutMs);
+    const issues = countIssues(options);
+    if (issues.length) throw new FdxValidationError(issues);
     // Read once so every attempt can send the same bytes.
     const body =
       method === "GET" || method === "HEAD" || request.body === null
@@ -89,11 +89,16 @@ export function createTransport(config: TransportConfig): Transport {
   return { send } as Transport;
 }
 
-function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
-  const issues = [];
-  if (!(Number.isInteger(maxRetries) && (maxRetries as number) >= 0)) issues.push({ path: "maxRetries", message: "must be an integer >= 0" });
-  if (!(Number.isInteger(timeoutMs) && (timeoutMs as number) >= 0)) issues.push({ path: "timeoutMs", message: "must be an integer >= 0" });
-  if (issues.length) throw new FdxValidationError(issues);
+/**
+ * `timeoutMs` and `maxRetries`, of the client (added to its other issues) or
+ * of one call: integers >= 0 where given. One check for both places.
+ */
+export function countIssues(options: { timeoutMs?: unknown; maxRetries?: unknown }, issues: FdxIssue[] = []): FdxIssue[] {
+  for (const path of ["timeoutMs", "maxRetries"] as const) {
+    const value = options[path];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) issues.push({ path, message: "must be an integer >= 0" });
+  }
+  return issues;
 }
 
 // Header values the platform refuses would otherwise surface as a TypeError
