@@ -117,7 +117,7 @@ function requestHeaders(headers: Headers, extra: Record<string, string> | undefi
   try {
     headers.set("Authorization", `Bearer ${token}`);
   } catch {
-    throw new FdxValidationError([{ path: "token", message: "is not usable in an HTTP header (control or non-Latin-1 characters)" }]);
+    throw new FdxValidationError([{ path: "token", message: "is not a valid HTTP header value" }]);
   }
   return headers;
 }
@@ -199,38 +199,15 @@ async function attempt(
       if (signal?.aborted) throw abortError(signal);
       return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });
     }
-    return new BufferedResponse(text, response);
+    const { ok, status, statusText, headers } = response;
+    // A plain object closing over the text: a class would only add field names to the bundle.
+    return { ok, status, statusText, headers, body: null, text: async () => text, json: async () => JSON.parse(text) as unknown };
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
     throw error;
   } finally {
     fetchSignal.removeEventListener("abort", onAbort);
     void outgoing;
-  }
-}
-
-class BufferedResponse implements ReadResponse {
-  readonly ok: boolean;
-  readonly status: number;
-  readonly statusText: string;
-  readonly headers: Headers;
-  readonly body = null;
-  readonly #text: string;
-
-  constructor(text: string, from: Response) {
-    this.ok = from.ok;
-    this.status = from.status;
-    this.statusText = from.statusText;
-    this.headers = from.headers;
-    this.#text = text;
-  }
-
-  text(): Promise<string> {
-    return Promise.resolve(this.#text);
-  }
-
-  json(): Promise<unknown> {
-    return new Promise((resolve) => resolve(JSON.parse(this.#text)));
   }
 }
 
