@@ -5,7 +5,7 @@ import type { paths as ConsentPaths } from "../generated/consents.js";
 import type { paths as NotificationPaths } from "../generated/notifications.js";
 import type { paths as StatementPaths } from "../generated/statements.js";
 import { OutgoingRequest } from "./outgoing.js";
-import { countIssues, createTransport, type Transport } from "./transport.js";
+import { countIssues, createTransport, failure, type Transport } from "./transport.js";
 import { trimBase } from "./url.js";
 import { idCheck } from "./validation.js";
 
@@ -88,8 +88,11 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
 /** Applies a response check when `validateResponses` is on. */
 export async function checkResponse<T>(pipeline: Pipeline, status: number, value: unknown, kind: ResponseKind): Promise<T> {
   if (!pipeline.validateResponses) return value as T;
-  // zod and the response schemas load only for clients that opt in.
-  const { responseIssues } = await import("../schemas/responses.js");
+  // zod and the response schemas load only for clients that opt in. A failed
+  // load (a browser that cannot fetch the chunk) is an FdxError like any other.
+  const { responseIssues } = await import("../schemas/responses.js").catch((error: unknown) => {
+    throw failure("Loading the response schemas", error);
+  });
   const issues = responseIssues(kind, value);
   if (issues.length) throw new FdxResponseError(status, issues);
   return value as T;

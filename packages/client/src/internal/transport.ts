@@ -217,7 +217,7 @@ async function resolveToken(token: TokenProvider, signal: AbortSignal | undefine
   try {
     value = token();
   } catch (error) {
-    throw tokenFailure(error);
+    throw failure("The token function", error);
   }
   if (typeof value !== "string") {
     // The token function is not covered by the timeout, but the caller can still give up on it.
@@ -226,7 +226,7 @@ async function resolveToken(token: TokenProvider, signal: AbortSignal | undefine
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       Promise.resolve(value)
-        .then(resolve, (error: unknown) => reject(tokenFailure(error)))
+        .then(resolve, (error: unknown) => reject(failure("The token function", error)))
         .finally(() => signal?.removeEventListener("abort", onAbort));
     });
   }
@@ -236,9 +236,13 @@ async function resolveToken(token: TokenProvider, signal: AbortSignal | undefine
   return value;
 }
 
-/** Every error the SDK throws is an `FdxError`: a failing token function is wrapped, with its error as `cause`. */
-function tokenFailure(error: unknown): FdxError {
-  return error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
+/**
+ * Every error the SDK throws is an `FdxError`: what fails in code it calls
+ * (the token function, loading the response schemas) is wrapped, with its
+ * error as `cause`. `what` names it: "The token function" failed.
+ */
+export function failure(what: string, error: unknown): FdxError {
+  return error instanceof FdxError ? error : new FdxError(`${what} failed (see cause)`, { cause: error });
 }
 
 // The platform error's own message names the cause (ECONNREFUSED, reset) without request headers.
