@@ -2,7 +2,7 @@ import { FdxApiError, FdxConnectionError, FdxError, FdxTimeoutError, FdxValidati
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
 import type { Outgoing } from "./outgoing.js";
-import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
+import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable, parseRetryAfter } from "./retry.js";
 import { anySignal } from "./signals.js";
 import { abortError, sleep } from "./sleep.js";
 
@@ -73,15 +73,11 @@ export function createTransport(config: TransportConfig): Transport {
       const headers = requestHeaders(request.headers, options.headers, token);
 
       const outcome = await attempt(config, request, { method, headers, body }, timeoutMs, signal, mode.readBody === true);
-      if (outcome instanceof FdxError) {
-        if (outcome instanceof FdxApiError ? !isRetryableStatus(method, outcome.status) : !isRetryableFailure(method)) throw outcome;
-      } else return outcome;
-      let delay: number | undefined;
-      if (outcome instanceof FdxApiError) {
-        delay = parseRetryAfter(outcome.headers["retry-after"] ?? null);
-        if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) throw outcome;
-      }
-      if (retry >= maxRetries) throw outcome;
+      if (!(outcome instanceof FdxError)) return outcome;
+      const api = outcome instanceof FdxApiError ? outcome : undefined;
+      // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
+      const delay = api && parseRetryAfter(api.headers["retry-after"]);
+      if (retry >= maxRetries || !isRetryable(method, api?.status) || (delay ?? 0) > MAX_RETRY_AFTER_MS) throw outcome;
       await sleep(delay ?? backoffMs(retry), signal);
     }
   };
@@ -211,8 +207,7 @@ async function attempt(
   }
 }
 
-async function resolveToken(token: TokenProvider, signal: AbortSignal | undefined): Promise<string> {
-  if (typeof token === "string") return token;
+async function resolveToken(token: Exclude<TokenProvider, string>, signal: AbortSignal | undefined): Promise<string> {
   let value: string | Promise<string>;
   try {
     value = token();
