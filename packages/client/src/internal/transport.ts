@@ -175,7 +175,7 @@ async function attempt(
     clearTimeout(timer);
     void outgoing;
     if (signal?.aborted) throw abortError(signal);
-    if (timedOut) return new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms waiting for a response`);
+    if (timedOut) return new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`);
     return new FdxConnectionError(`${method} ${url} failed: ${describe(cause)}`, { cause });
   }
   // The timeout covers the wait for headers only.

@@ -71,7 +71,7 @@ function callbackUrl(allowInsecure: boolean): Check {
   return string((v) => (isCallbackUrl(v, allowInsecure) ? undefined : message));
 }
 
-const effectiveDate = string((v) => (isCalendarDate(v) ? undefined : "must be a real calendar date as YYYY-MM-DD"));
+const effectiveDate = string((v) => (isCalendarDate(v) ? undefined : "must be a real date (YYYY-MM-DD)"));
 const callbackEmail = string((v) => (EMAIL.test(v) ? undefined : "must be an e-mail address"));
 
 /** Field name → its check; a name ending in `?` is optional (absent or undefined passes). */

@@ -99,5 +99,5 @@ function toSubscriptionArray(data: unknown, status: number): Subscription[] {
     if (Array.isArray(wrapped)) return wrapped as Subscription[];
     if (Object.keys(data).length === 0) return [];
   }
-  throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions, a wrapper object or a subscription" }]);
+  throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions" }]);
 }
