@@ -17,11 +17,12 @@ export interface Outgoing {
 
 /** Given to openapi-fetch as its `Request` class. */
 export class OutgoingRequest implements Outgoing {
-  readonly url: string;
-  readonly method: string;
-  readonly headers: Headers;
-  readonly redirect: RequestRedirect;
-  readonly body: BodyInit | null;
+  // `declare`d, as in the error classes: the constructor sets every field, so field definitions would only repeat the names.
+  declare readonly url: string;
+  declare readonly method: string;
+  declare readonly headers: Headers;
+  declare readonly redirect: RequestRedirect;
+  declare readonly body: BodyInit | null;
 
   constructor(input: string | URL, init: RequestInit = {}) {
     // Parsed and serialised as a Request would, so `url` is the absolute, normalised form.

@@ -5,8 +5,9 @@ import type { paths as ConsentPaths } from "../generated/consents.js";
 import type { paths as NotificationPaths } from "../generated/notifications.js";
 import type { paths as StatementPaths } from "../generated/statements.js";
 import { OutgoingRequest } from "./outgoing.js";
-import { createTransport, type Transport } from "./transport.js";
+import { countIssues, createTransport, failure, type Transport } from "./transport.js";
 import { trimBase } from "./url.js";
+import { idCheck } from "./validation.js";
 
 import type { ResponseKind } from "../schemas/responses.js";
 
@@ -32,18 +33,13 @@ export function createPipeline(options: ClientOptions): Pipeline {
   if (!(typeof options.token === "function" || (typeof options.token === "string" && options.token !== ""))) {
     issues.push({ path: "token", message: "must be a non-empty string or a function returning one" });
   }
-  for (const key of ["timeoutMs", "maxRetries"] as const) {
-    const value = options[key];
-    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
-      issues.push({ path: key, message: "must be an integer >= 0" });
-    }
-  }
+  countIssues(options, issues);
   const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
+  // A version is a path segment too, checked as ids are: "." or ".." would climb out of the API's path.
+  const versionCheck = idCheck();
   for (const [api, version] of Object.entries(versions)) {
-    // A version is a path segment too: "." or ".." would climb out of the API's path.
-    if (typeof version !== "string" || version === "" || version === "." || version === "..") {
-      issues.push({ path: `versions.${api}`, message: 'must be a non-empty string other than "." and ".."' });
-    }
+    const message = versionCheck(version);
+    if (message) issues.push({ path: `versions.${api}`, message });
   }
   if (issues.length) throw new FdxValidationError(issues);
 
@@ -92,8 +88,11 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
 /** Applies a response check when `validateResponses` is on. */
 export async function checkResponse<T>(pipeline: Pipeline, status: number, value: unknown, kind: ResponseKind): Promise<T> {
   if (!pipeline.validateResponses) return value as T;
-  // zod and the response schemas load only for clients that opt in.
-  const { responseIssues } = await import("../schemas/responses.js");
+  // zod and the response schemas load only for clients that opt in. A failed
+  // load (a browser that cannot fetch the chunk) is an FdxError like any other.
+  const { responseIssues } = await import("../schemas/responses.js").catch((error: unknown) => {
+    throw failure("Loading the response schemas", error);
+  });
   const issues = responseIssues(kind, value);
   if (issues.length) throw new FdxResponseError(status, issues);
   return value as T;

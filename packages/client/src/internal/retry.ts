@@ -8,15 +8,15 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 /** Methods safe to repeat after a failure that may have reached the server. POST never is. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "PATCH", "DELETE"]);
 
-/** 429 and 503 mean "not processed, come back": retried for every method. */
-export function isRetryableStatus(method: string, status: number): boolean {
+/**
+ * Whether a failed attempt is retried: `status` is the response's, undefined
+ * for a connection error or timeout. 429 and 503 mean "not processed, come
+ * back": retried for every method. A 500, 502, 504 or a failure without a
+ * response may have left the request processed: only idempotent methods repeat.
+ */
+export function isRetryable(method: string, status?: number): boolean {
   if (status === 429 || status === 503) return true;
-  return (status === 500 || status === 502 || status === 504) && IDEMPOTENT.has(method);
-}
-
-/** A connection error or timeout may have left the request processed: only idempotent methods repeat. */
-export function isRetryableFailure(method: string): boolean {
-  return IDEMPOTENT.has(method);
+  return (status === undefined || status === 500 || status === 502 || status === 504) && IDEMPOTENT.has(method);
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(8 s, 0.5 s · 2^retry)). */
@@ -25,8 +25,8 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
 }
 
 /** `Retry-After` as delta-seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value == null) return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   // An HTTP date names a day and a zone; without a letter, Date.parse would take "-5" as a year.

@@ -1,8 +1,8 @@
-import { FdxApiError, FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError } from "../core/errors/index.js";
+import { FdxApiError, FdxConnectionError, FdxError, FdxTimeoutError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import type { FetchLike, RequestOptions, TokenProvider } from "../core/options.js";
 import { toApiError } from "./api-error.js";
 import type { Outgoing } from "./outgoing.js";
-import { MAX_RETRY_AFTER_MS, backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
+import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable, parseRetryAfter } from "./retry.js";
 import { anySignal } from "./signals.js";
 import { abortError, sleep } from "./sleep.js";
 
@@ -57,8 +57,8 @@ export function createTransport(config: TransportConfig): Transport {
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    // The client's own settings were checked when it was made.
-    if (options.maxRetries !== undefined || options.timeoutMs !== undefined) checkCallOptions(maxRetries, timeoutMs);
+    const issues = countIssues(options);
+    if (issues.length) throw new FdxValidationError(issues);
     // Read once so every attempt can send the same bytes.
     const body =
       method === "GET" || method === "HEAD" || request.body === null
@@ -73,15 +73,11 @@ export function createTransport(config: TransportConfig): Transport {
       const headers = requestHeaders(request.headers, options.headers, token);
 
       const outcome = await attempt(config, request, { method, headers, body }, timeoutMs, signal, mode.readBody === true);
-      if (outcome instanceof FdxError) {
-        if (outcome instanceof FdxApiError ? !isRetryableStatus(method, outcome.status) : !isRetryableFailure(method)) throw outcome;
-      } else return outcome;
-      let delay: number | undefined;
-      if (outcome instanceof FdxApiError) {
-        delay = parseRetryAfter(outcome.headers["retry-after"] ?? null);
-        if (delay !== undefined && delay > MAX_RETRY_AFTER_MS) throw outcome;
-      }
-      if (retry >= maxRetries) throw outcome;
+      if (!(outcome instanceof FdxError)) return outcome;
+      const api = outcome instanceof FdxApiError ? outcome : undefined;
+      // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
+      const delay = api && parseRetryAfter(api.headers["retry-after"]);
+      if (retry >= maxRetries || !isRetryable(method, api?.status) || (delay ?? 0) > MAX_RETRY_AFTER_MS) throw outcome;
       await sleep(delay ?? backoffMs(retry), signal);
     }
   };
@@ -89,11 +85,16 @@ export function createTransport(config: TransportConfig): Transport {
   return { send } as Transport;
 }
 
-function checkCallOptions(maxRetries: unknown, timeoutMs: unknown): void {
-  const issues = [];
-  if (!(Number.isInteger(maxRetries) && (maxRetries as number) >= 0)) issues.push({ path: "maxRetries", message: "must be an integer >= 0" });
-  if (!(Number.isInteger(timeoutMs) && (timeoutMs as number) >= 0)) issues.push({ path: "timeoutMs", message: "must be an integer >= 0" });
-  if (issues.length) throw new FdxValidationError(issues);
+/**
+ * `timeoutMs` and `maxRetries`, of the client (added to its other issues) or
+ * of one call: integers >= 0 where given. One check for both places.
+ */
+export function countIssues(options: { timeoutMs?: unknown; maxRetries?: unknown }, issues: FdxIssue[] = []): FdxIssue[] {
+  for (const path of ["timeoutMs", "maxRetries"] as const) {
+    const value = options[path];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) issues.push({ path, message: "must be an integer >= 0" });
+  }
+  return issues;
 }
 
 // Header values the platform refuses would otherwise surface as a TypeError
@@ -112,7 +113,7 @@ function requestHeaders(headers: Headers, extra: Record<string, string> | undefi
   try {
     headers.set("Authorization", `Bearer ${token}`);
   } catch {
-    throw new FdxValidationError([{ path: "token", message: "is not usable in an HTTP header (control or non-Latin-1 characters)" }]);
+    throw new FdxValidationError([{ path: "token", message: "is not a valid HTTP header value" }]);
   }
   return headers;
 }
@@ -174,7 +175,7 @@ async function attempt(
     clearTimeout(timer);
     void outgoing;
     if (signal?.aborted) throw abortError(signal);
-    if (timedOut) return new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms waiting for a response`);
+    if (timedOut) return new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`);
     return new FdxConnectionError(`${method} ${url} failed: ${describe(cause)}`, { cause });
   }
   // The timeout covers the wait for headers only.
@@ -194,7 +195,9 @@ async function attempt(
       if (signal?.aborted) throw abortError(signal);
       return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });
     }
-    return new BufferedResponse(text, response);
+    const { ok, status, statusText, headers } = response;
+    // A plain object closing over the text: a class would only add field names to the bundle.
+    return { ok, status, statusText, headers, body: null, text: async () => text, json: async () => JSON.parse(text) as unknown };
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
     throw error;
@@ -204,38 +207,12 @@ async function attempt(
   }
 }
 
-class BufferedResponse implements ReadResponse {
-  readonly ok: boolean;
-  readonly status: number;
-  readonly statusText: string;
-  readonly headers: Headers;
-  readonly body = null;
-  readonly #text: string;
-
-  constructor(text: string, from: Response) {
-    this.ok = from.ok;
-    this.status = from.status;
-    this.statusText = from.statusText;
-    this.headers = from.headers;
-    this.#text = text;
-  }
-
-  text(): Promise<string> {
-    return Promise.resolve(this.#text);
-  }
-
-  json(): Promise<unknown> {
-    return new Promise((resolve) => resolve(JSON.parse(this.#text)));
-  }
-}
-
-async function resolveToken(token: TokenProvider, signal: AbortSignal | undefined): Promise<string> {
-  if (typeof token === "string") return token;
+async function resolveToken(token: Exclude<TokenProvider, string>, signal: AbortSignal | undefined): Promise<string> {
   let value: string | Promise<string>;
   try {
     value = token();
   } catch (error) {
-    throw tokenFailure(error);
+    throw failure("The token function", error);
   }
   if (typeof value !== "string") {
     // The token function is not covered by the timeout, but the caller can still give up on it.
@@ -244,7 +221,7 @@ async function resolveToken(token: TokenProvider, signal: AbortSignal | undefine
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       Promise.resolve(value)
-        .then(resolve, (error: unknown) => reject(tokenFailure(error)))
+        .then(resolve, (error: unknown) => reject(failure("The token function", error)))
         .finally(() => signal?.removeEventListener("abort", onAbort));
     });
   }
@@ -254,9 +231,13 @@ async function resolveToken(token: TokenProvider, signal: AbortSignal | undefine
   return value;
 }
 
-/** Every error the SDK throws is an `FdxError`: a failing token function is wrapped, with its error as `cause`. */
-function tokenFailure(error: unknown): FdxError {
-  return error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
+/**
+ * Every error the SDK throws is an `FdxError`: what fails in code it calls
+ * (the token function, loading the response schemas) is wrapped, with its
+ * error as `cause`. `what` names it: "The token function" failed.
+ */
+export function failure(what: string, error: unknown): FdxError {
+  return error instanceof FdxError ? error : new FdxError(`${what} failed (see cause)`, { cause: error });
 }
 
 // The platform error's own message names the cause (ECONNREFUSED, reset) without request headers.

@@ -38,13 +38,14 @@ export function idCheck(maxLength?: number): Check {
   });
 }
 
-/** `YYYY-MM-DD` naming a real calendar day. */
+/**
+ * `YYYY-MM-DD` naming a real calendar day. Date rolls "2025-02-30" over to
+ * March 2 (or refuses it): a real day is one that reads back unchanged.
+ * Years before 0100 are refused, as they always were here.
+ */
 export function isCalendarDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const time = Date.parse(value);
+  return /^(?!00)\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
 }
 
 export function isCallbackUrl(value: string, allowInsecure: boolean): boolean {
@@ -70,7 +71,7 @@ function callbackUrl(allowInsecure: boolean): Check {
   return string((v) => (isCallbackUrl(v, allowInsecure) ? undefined : message));
 }
 
-const effectiveDate = string((v) => (isCalendarDate(v) ? undefined : "must be a real calendar date as YYYY-MM-DD"));
+const effectiveDate = string((v) => (isCalendarDate(v) ? undefined : "must be a real date (YYYY-MM-DD)"));
 const callbackEmail = string((v) => (EMAIL.test(v) ? undefined : "must be an e-mail address"));
 
 /** Field name → its check; a name ending in `?` is optional (absent or undefined passes). */

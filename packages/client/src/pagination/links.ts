@@ -22,7 +22,7 @@ export function resolveHref(href: string, productsUrl: string): URL {
   } catch {
     throw refuseLink(href, "not a valid URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuseLink(href, "only http(s) links are followed");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuseLink(href, "not an http(s) URL");
   if (url.origin !== origin) throw refuseLink(href, `it leaves ${origin}`);
   if (url.username || url.password) throw refuseLink(href, "it carries credentials");
   url.hash = "";

@@ -72,10 +72,9 @@ function linkHref(link: unknown, path: string, issues: FdxIssue[]): string | und
     issues.push({ path, message: "must be an object with an href" });
     return undefined;
   }
-  if (link.href == null || link.href === "") return undefined;
-  if (typeof link.href !== "string") {
-    issues.push({ path: `${path}.href`, message: "must be a string" });
-    return undefined;
-  }
-  return link.href;
+  const { href } = link;
+  // An empty href means "none", as a missing or null one does.
+  if (typeof href === "string") return href || undefined;
+  if (href != null) issues.push({ path: `${path}.href`, message: "must be a string" });
+  return undefined;
 }

@@ -39,7 +39,7 @@ function toInstant(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-const time: Check = (v) => (toInstant(v) ? undefined : "must be a valid date (Date or ISO 8601 string)");
+const time: Check = (v) => (toInstant(v) ? undefined : "must be a real date (Date or ISO 8601 string)");
 
 const fields: Fields = {
   providerId: idCheck(),

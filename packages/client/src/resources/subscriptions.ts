@@ -77,16 +77,12 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
       );
     },
     async sendTestEvent(subscriptionId, options) {
-      checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
+      // The id goes in the body; the path serialiser fills only `{version}` and ignores the rest.
+      const path = idPath(subscriptionId);
       return requestJson<Notification>(
         p,
         options,
-        (fetch) =>
-          p.notifications.POST("/notifications/{version}/test", {
-            params: { path: { version: version() } },
-            body: { id: subscriptionId },
-            fetch,
-          }),
+        (fetch) => p.notifications.POST("/notifications/{version}/test", { params: { path }, body: { id: subscriptionId }, fetch }),
         "notification",
       );
     },
@@ -103,5 +99,5 @@ function toSubscriptionArray(data: unknown, status: number): Subscription[] {
     if (Array.isArray(wrapped)) return wrapped as Subscription[];
     if (Object.keys(data).length === 0) return [];
   }
-  throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions, a wrapper object or a subscription" }]);
+  throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions" }]);
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { backoffMs, isRetryableFailure, isRetryableStatus, parseRetryAfter } from "../../src/internal/retry.js";
+import { backoffMs, isRetryable, parseRetryAfter } from "../../src/internal/retry.js";
 
 describe("backoff", () => {
   it("is full jitter below min(8 s, 0.5 s · 2^retry)", () => {
@@ -31,7 +31,7 @@ describe("Retry-After", () => {
     expect(parseRetryAfter(value, now)).toBe(ms);
   });
 
-  it.each([null, "", "soon", "-5"])("%j is ignored", (value) => {
+  it.each([null, undefined, "", "soon", "-5"])("%j is ignored", (value) => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
   });
 });
@@ -39,11 +39,11 @@ describe("Retry-After", () => {
 describe("retryable", () => {
   it("429 and 503 for every method; 500/502/504 and connection failures only for GET, PATCH, DELETE", () => {
     for (const method of ["GET", "PATCH", "DELETE", "POST"]) {
-      expect(isRetryableStatus(method, 429)).toBe(true);
-      expect(isRetryableStatus(method, 503)).toBe(true);
-      for (const status of [500, 502, 504]) expect(isRetryableStatus(method, status)).toBe(method !== "POST");
-      expect(isRetryableFailure(method)).toBe(method !== "POST");
-      for (const status of [400, 401, 404, 405, 501]) expect(isRetryableStatus(method, status)).toBe(false);
+      expect(isRetryable(method, 429)).toBe(true);
+      expect(isRetryable(method, 503)).toBe(true);
+      for (const status of [500, 502, 504]) expect(isRetryable(method, status)).toBe(method !== "POST");
+      expect(isRetryable(method)).toBe(method !== "POST");
+      for (const status of [400, 401, 404, 405, 501]) expect(isRetryable(method, status)).toBe(false);
     }
   });
 });

@@ -87,6 +87,9 @@ describe("client options", () => {
     ["a negative timeout", { timeoutMs: -1 }, "timeoutMs"],
     ["a fractional maxRetries", { maxRetries: 1.5 }, "maxRetries"],
     ['a ".." version', { versions: { notifications: ".." } }, "versions.notifications"],
+    ["an empty version", { versions: { consents: "" } }, "versions.consents"],
+    // encodeURIComponent would throw a URIError on it at every request.
+    ["a version with a lone surrogate", { versions: { statements: "v\uD800" } }, "versions.statements"],
   ])("createClient rejects %s with FdxValidationError naming it", (_, override, path) => {
     let error: unknown;
     try {

@@ -100,7 +100,7 @@ describe("valid input reaches the server, exactly", () => {
 });
 
 describe("malformed input is rejected before sending", () => {
-  it.each(["2023-02-30", "2023-13-01", "2023-00-10", "2023-04-31", "2023-1-01", "2024-02-29T00:00:00Z", "20230101", ""])(
+  it.each(["2023-02-30", "2023-13-01", "2023-00-10", "2023-04-31", "2023-1-01", "2024-02-29T00:00:00Z", "20230101", "", "0099-12-31", "0000-01-01"])(
     "effectiveDate %j",
     async (effectiveDate) => {
       await expectRejected(client.subscriptions.create({ ...valid, effectiveDate }), "effectiveDate");
