@@ -23,7 +23,7 @@ export default createWebhookHandler({ onNotification: async (n) => { if (isConse
 const budgets = [
   { name: "main entry, whole", entry: { file: path.join(client, "dist/index.js") } },
   { name: "webhooks entry, whole", entry: { file: path.join(client, "dist/webhooks.js") } },
-  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 12_000 },
+  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_000 },
   { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10_000 },
 ];
 
