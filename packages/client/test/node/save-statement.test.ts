@@ -89,6 +89,39 @@ describe("saveStatement", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("writes many small chunks in order (batched writes)", async () => {
+    // 5000 chunks of 1..97 bytes: far more than one writev takes, in uneven sizes.
+    const parts = Array.from({ length: 5000 }, (_, i) => BYTES.subarray(i * 13 % 4096, (i * 13 % 4096) + 1 + (i % 97)));
+    const target = join(dir, "small.pdf");
+    const saved = await saveStatement({ body: fromChunks(parts) }, target);
+    const expected = Buffer.concat(parts);
+    expect(saved.bytes).toBe(expected.length);
+    expect(sha256(await readFile(target))).toBe(sha256(expected));
+    expect(await readdir(dir)).toEqual(["small.pdf"]);
+  });
+
+  it("rejects with the stream's error even while chunks wait for the disk, leaving nothing behind", async () => {
+    const failure = new FdxConnectionError("cut");
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 64) controller.enqueue(BYTES.slice(0, 64 * 1024));
+        else controller.error(failure);
+      },
+    });
+    const target = join(dir, "cut-late.pdf");
+    await expect(saveStatement({ body }, target)).rejects.toBe(failure);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("rejects without leaving a temporary file when the body is already being read", async () => {
+    const body = fromChunks([BYTES]);
+    const reader = body.getReader();
+    await expect(saveStatement({ body }, join(dir, "locked.pdf"))).rejects.toBeInstanceOf(TypeError);
+    expect(await readdir(dir)).toEqual([]);
+    reader.releaseLock();
+  });
+
   it("rejects with the file system's error when the directory does not exist, and releases the download", async () => {
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
@@ -103,6 +136,16 @@ describe("saveStatement", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+function fromChunks(parts: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < parts.length) controller.enqueue(parts[i++]!);
+      else controller.close();
+    },
+  });
+}
 
 // Deep equality over 256 KiB byte by byte is slow; a digest compares the same thing.
 function sha256(bytes: Uint8Array): string {
