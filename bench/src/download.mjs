@@ -3,9 +3,13 @@
 // process (`--expose-gc`), forked from here with `--child`:
 // - "time" runs measure wall time from request to the last byte (file flushed
 //   and in place for the file runs); nothing forces a collection;
-// - a "memory" run forces a full collection every 64 chunks and samples RSS
-//   right after it, so the peak rise over the process's warmed-up baseline is
-//   memory held, not garbage not yet collected.
+// - a "memory" run forces a full collection every 4 MiB of body and samples
+//   RSS right after it, so the peak rise over the process's warmed-up
+//   baseline is memory held, not garbage not yet collected. The cadence is
+//   counted in bytes, not chunks: contenders see different chunk sizes (raw
+//   fetch to a file merges socket reads into 128 KiB chunks), and the peak
+//   grows with the garbage made between two collections, so a cadence in
+//   chunks would give each contender a different allowance.
 // Each process first downloads 1 MiB the same way (modules loaded, code warm).
 import { fork } from "node:child_process";
 import { mkdtemp, open, rename, rm, stat } from "node:fs/promises";
@@ -18,7 +22,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { median, ratio, rotate, round } from "./stats.mjs";
 
-const GC_EVERY = 64;
+const GC_EVERY_BYTES = 4 * 1024 * 1024;
 const MiB = 1024 * 1024;
 
 export const SCENARIOS = [
@@ -37,6 +41,7 @@ async function child([scenario, origin, bytesText, mode, dir]) {
   const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/pdf" };
   const memory = mode === "memory";
   let chunks = 0;
+  let sinceGc = 0;
   // RSS, and what the heap and the buffers outside it hold (`heapUsed + external`): RSS also
   // counts memory V8 and the allocator keep for reuse after a collection (a grown young generation).
   let baseline = { rss: 0, held: 0 };
@@ -45,16 +50,18 @@ async function child([scenario, origin, bytesText, mode, dir]) {
     const m = process.memoryUsage();
     peak = { rss: Math.max(peak.rss, m.rss), held: Math.max(peak.held, m.heapUsed + m.external) };
   };
-  const tick = () => {
+  const tick = (chunk) => {
     chunks++;
-    if (memory && chunks % GC_EVERY === 0) {
+    sinceGc += chunk.byteLength;
+    if (memory && sinceGc >= GC_EVERY_BYTES) {
+      sinceGc = 0;
       globalThis.gc();
       sample();
     }
   };
   // Counts chunks on their way to the file (memory runs only: time runs measure the plain code).
-  const webCounter = () => new TransformStream({ transform: (chunk, c) => (tick(), c.enqueue(chunk)) });
-  const nodeCounter = () => new Transform({ transform: (chunk, _e, done) => (tick(), done(null, chunk)) });
+  const webCounter = () => new TransformStream({ transform: (chunk, c) => (tick(chunk), c.enqueue(chunk)) });
+  const nodeCounter = () => new Transform({ transform: (chunk, _e, done) => (tick(chunk), done(null, chunk)) });
 
   let client;
   let saveStatement;
@@ -73,7 +80,7 @@ async function child([scenario, origin, bytesText, mode, dir]) {
   }
   const discardWeb = async (body) => {
     const reader = body.getReader();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) if (memory) tick();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) if (memory) tick(r.value);
   };
 
   const runs = {
@@ -101,7 +108,7 @@ async function child([scenario, origin, bytesText, mode, dir]) {
     },
     async "http-discard"(url) {
       const res = await httpGet(url, headers);
-      for await (const _ of res) if (memory) tick();
+      for await (const chunk of res) if (memory) tick(chunk);
     },
   };
 
@@ -116,6 +123,7 @@ async function child([scenario, origin, bytesText, mode, dir]) {
   baseline = { rss: m.rss, held: m.heapUsed + m.external };
   peak = { ...baseline };
   chunks = 0;
+  sinceGc = 0;
 
   const start = performance.now();
   await run(`${origin}/download/${bytes}`, file);
@@ -178,7 +186,7 @@ export async function runDownload({ origin, bytes, timeRuns }) {
       bytes,
       mib: bytes / MiB,
       timeRuns,
-      gcEveryChunks: GC_EVERY,
+      gcEveryMiB: GC_EVERY_BYTES / MiB,
       scenarios: SCENARIOS.map((s) => ({
         name: s.name,
         id: s.id,

@@ -90,7 +90,7 @@ export function toMarkdown(results) {
     const d = results.download;
     out.push("", "## Download", "");
     out.push(
-      `${d.mib} MiB, each run in a fresh process (\`--expose-gc\`). Time: median of ${d.timeRuns} runs (nothing forced). Memory: a separate run forcing a full collection every ${d.gcEveryChunks} chunks, ` +
+      `${d.mib} MiB, each run in a fresh process (\`--expose-gc\`). Time: median of ${d.timeRuns} runs (nothing forced). Memory: a separate run forcing a full collection every ${d.gcEveryMiB} MiB of body, ` +
         "sampling right after it; *RSS rise* is the peak over the warmed-up process's baseline, *held* the rise of `heapUsed + external` (what live objects and buffers hold; RSS also keeps what V8 and the allocator retain for reuse). " +
         "The file runs give raw fetch and `node:http` the same durability as `saveStatement`: a temporary file, flushed, then renamed.",
       "",

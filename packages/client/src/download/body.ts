@@ -32,24 +32,26 @@ export function guardBody(
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
   signal?.addEventListener("abort", onAbort, { once: true });
   const release = () => signal?.removeEventListener("abort", onAbort);
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  // Plain callbacks made once, not an async pull: one promise per chunk (the read's), no closure per chunk.
+  const fail = (cause: unknown) => {
+    release();
+    controller.error(bodyError(cause, signal, url));
+  };
+  const forward = (result: ReadableStreamReadResult<Uint8Array>) => {
+    // A cancelled read ends as `done`: that is an abort, not the end of the document.
+    if (signal?.aborted) fail(signal.reason);
+    else if (result.done) {
+      release();
+      controller.close();
+    } else controller.enqueue(result.value);
+  };
   return new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
-        let result: ReadableStreamReadResult<Uint8Array>;
-        try {
-          result = await reader.read();
-          // A cancelled read ends as `done`: that is an abort, not the end of the document.
-          if (signal?.aborted) throw signal.reason;
-        } catch (cause) {
-          release();
-          controller.error(bodyError(cause, signal, url));
-          return;
-        }
-        if (result.done) {
-          release();
-          controller.close();
-        } else controller.enqueue(result.value);
+      start(c) {
+        controller = c;
       },
+      pull: () => reader.read().then(forward, fail),
       cancel: (reason) => {
         release();
         return reader.cancel(reason);

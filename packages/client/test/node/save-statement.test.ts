@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readdir, readFile, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createClient, FdxAbortError, FdxConnectionError } from "../../src/index.js";
 import { saveStatement } from "../../src/node/index.js";
 import { startServer, type Handler, type TestServer } from "../statements/helpers.js";
@@ -89,6 +89,72 @@ describe("saveStatement", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("writes many small chunks in order (batched writes)", async () => {
+    // 5000 chunks of 1..97 bytes: far more than one writev takes, in uneven sizes.
+    const parts = Array.from({ length: 5000 }, (_, i) => BYTES.subarray(i * 13 % 4096, (i * 13 % 4096) + 1 + (i % 97)));
+    const target = join(dir, "small.pdf");
+    const saved = await saveStatement({ body: fromChunks(parts) }, target);
+    const expected = Buffer.concat(parts);
+    expect(saved.bytes).toBe(expected.length);
+    expect(sha256(await readFile(target))).toBe(sha256(expected));
+    expect(await readdir(dir)).toEqual(["small.pdf"]);
+  });
+
+  it("rejects with the stream's error even while chunks wait for the disk, leaving nothing behind", async () => {
+    const failure = new FdxConnectionError("cut");
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 64) controller.enqueue(BYTES.slice(0, 64 * 1024));
+        else controller.error(failure);
+      },
+    });
+    const target = join(dir, "cut-late.pdf");
+    await expect(saveStatement({ body }, target)).rejects.toBe(failure);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("completes a short batched write (as the disk fills) with single writes", async () => {
+    const proto = await fileHandlePrototype();
+    // One writev that stops after 10 bytes, as a write does just before ENOSPC; the rest goes through write.
+    const short = vi.spyOn(proto, "writev").mockImplementationOnce(async function (this: FileHandle, buffers: readonly NodeJS.ArrayBufferView[]) {
+      await this.write(new Uint8Array(buffers[0]!.buffer, buffers[0]!.byteOffset, 10));
+      return { bytesWritten: 10, buffers };
+    });
+    try {
+      const parts = [BYTES.subarray(0, 1000), BYTES.subarray(1000, 3000)];
+      const target = join(dir, "short.pdf");
+      await saveStatement({ body: fromChunks(parts, { batched: true }) }, target);
+      expect(short).toHaveBeenCalled();
+      expect(sha256(await readFile(target))).toBe(sha256(BYTES.subarray(0, 3000)));
+    } finally {
+      short.mockRestore();
+    }
+  });
+
+  it("rejects and removes the temporary file when the file system accepts no bytes", async () => {
+    const proto = await fileHandlePrototype();
+    const none = vi.spyOn(proto, "writev").mockResolvedValue({ bytesWritten: 0, buffers: [] });
+    const stuck = vi.spyOn(proto, "write").mockResolvedValue({ bytesWritten: 0, buffer: "" });
+    try {
+      const target = join(dir, "stuck.pdf");
+      const parts = [BYTES.subarray(0, 100), BYTES.subarray(100, 200)];
+      await expect(saveStatement({ body: fromChunks(parts, { batched: true }) }, target)).rejects.toThrow(/accepted no bytes/);
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      none.mockRestore();
+      stuck.mockRestore();
+    }
+  });
+
+  it("rejects without leaving a temporary file when the body is already being read", async () => {
+    const body = fromChunks([BYTES]);
+    const reader = body.getReader();
+    await expect(saveStatement({ body }, join(dir, "locked.pdf"))).rejects.toBeInstanceOf(TypeError);
+    expect(await readdir(dir)).toEqual([]);
+    reader.releaseLock();
+  });
+
   it("rejects with the file system's error when the directory does not exist, and releases the download", async () => {
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
@@ -103,6 +169,34 @@ describe("saveStatement", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+/** A body of `parts`; `batched`: all of them queued up front, so saveStatement writes them in one writev. */
+function fromChunks(parts: Uint8Array[], { batched = false } = {}): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>(
+    batched
+      ? {
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }
+      : {
+          pull(controller) {
+            if (i < parts.length) controller.enqueue(parts[i++]!);
+            else controller.close();
+          },
+        },
+  );
+}
+
+/** The prototype of Node's FileHandle (not exported), to stub its writes. */
+async function fileHandlePrototype(): Promise<FileHandle> {
+  const handle = await open(join(dir, ".probe"), "w");
+  await handle.close();
+  await rm(join(dir, ".probe"));
+  return Object.getPrototypeOf(handle);
+}
 
 // Deep equality over 256 KiB byte by byte is slow; a digest compares the same thing.
 function sha256(bytes: Uint8Array): string {
