@@ -29,13 +29,13 @@ export const SIZES = {
   full: {
     overhead: { warmup: 300, rounds: 20, callsPerRound: 100 },
     pagination: { pages: 300, perPage: 50, rounds: 15, slowRounds: 3, workMs: 2 },
-    download: { bytes: 256 * 1024 * 1024, timeRuns: 5 },
+    download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
     importTime: { runs: 7 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
     pagination: { pages: 3, perPage: 5, rounds: 1, slowRounds: 1, workMs: 1 },
-    download: { bytes: 256 * 1024, timeRuns: 1 },
+    download: { bytes: 256 * 1024, timeRuns: 1, memoryRuns: 1 },
     importTime: { runs: 1 },
   },
 };

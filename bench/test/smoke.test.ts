@@ -40,7 +40,7 @@ describe("bench harness, smoke mode", () => {
 
     expect(results.download.scenarios).toHaveLength(6);
     for (const s of results.download.scenarios) {
-      expect(s).toMatchObject({ ms: positive, vsFetch: positive, vsHttp: positive, rssRiseMiB: expect.any(Number), heldRiseMiB: expect.any(Number) });
+      expect(s).toMatchObject({ ms: positive, vsFetch: positive, vsHttp: positive, rssRiseMiB: expect.any(Number), heldRiseMiB: expect.any(Number), coldRssRiseMiB: expect.any(Number) });
       expect(s.chunks).toBeGreaterThan(0);
     }
 
