@@ -53,11 +53,13 @@ export function createPipeline(options: ClientOptions): Pipeline {
   const fetch: FetchLike = (request) => transport.send(request);
   // openapi-fetch builds a light request; the transport makes the one that goes out.
   const Request = OutgoingRequest as unknown as typeof globalThis.Request;
+  // Every operation answers JSON; without this the platform would send `Accept: */*`.
+  const headers = { Accept: "application/json" };
   return {
     transport,
-    notifications: createOpenApiClient<NotificationPaths>({ baseUrl, fetch, Request }),
-    consents: createOpenApiClient<ConsentPaths>({ baseUrl, fetch, Request }),
-    statements: createOpenApiClient<StatementPaths>({ baseUrl: productsUrl, fetch, Request }),
+    notifications: createOpenApiClient<NotificationPaths>({ baseUrl, fetch, Request, headers }),
+    consents: createOpenApiClient<ConsentPaths>({ baseUrl, fetch, Request, headers }),
+    statements: createOpenApiClient<StatementPaths>({ baseUrl: productsUrl, fetch, Request, headers }),
     versions,
     baseUrl,
     productsUrl,

@@ -37,6 +37,7 @@ describe("request shapes", () => {
     expect(req?.url).toBe(`${BASE}/notifications/v1/subscriptions`);
     expect(req?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(req?.headers["content-type"]).toBe("application/json");
+    expect(req?.headers.accept).toBe("application/json");
     expect(JSON.parse(req!.body)).toEqual(input);
   });
 
@@ -99,6 +100,8 @@ describe("request shapes", () => {
     await expect(client().consents.get("c-1")).resolves.toEqual(grant);
     expect(seen[0]).toMatchObject({ method: "GET", body: "", url: `${BASE}/consents/v1/c-1` });
     expect(seen[0]?.headers["content-type"]).toBeUndefined();
+    // Not the platform's `*/*`: the service answers JSON.
+    expect(seen[0]?.headers.accept).toBe("application/json");
   });
 });
 
@@ -158,6 +161,12 @@ describe("URLs", () => {
     await client().consents.get("c-1", { headers: { "x-fapi-interaction-id": "abc", Authorization: "Bearer other" } });
     expect(seen[0]?.headers["x-fapi-interaction-id"]).toBe("abc");
     expect(seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it("lets a per-call Accept replace the default", async () => {
+    on("get", `${BASE}/consents/v1/c-1`, () => HttpResponse.json({ id: "c-1" }));
+    await client().consents.get("c-1", { headers: { Accept: "application/fdx+json" } });
+    expect(seen[0]?.headers.accept).toBe("application/fdx+json");
   });
 
   it("calls a token function and sends what it returns", async () => {
