@@ -144,5 +144,6 @@ export async function requestJson<T>(
 ): Promise<T> {
   const { data, status } = await requestData(pipeline, options, call);
   if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
-  return kind ? checkResponse(pipeline, status, data, kind) : (data as T);
+  // Awaited here, and skipped when off: an async function returning a promise costs extra turns on every call.
+  return kind && pipeline.validateResponses ? await checkResponse(pipeline, status, data, kind) : (data as T);
 }

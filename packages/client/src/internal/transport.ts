@@ -190,7 +190,8 @@ async function attempt(
     if (!response.ok) return await Promise.race([toApiError(response, method, url), stopped]);
     let text: string;
     try {
-      text = await Promise.race([response.text(), stopped]);
+      // Only the caller can stop a body read (the timer is cleared): without a signal, no race.
+      text = await (signal ? Promise.race([response.text(), stopped]) : response.text());
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal);
       return new FdxConnectionError(`${method} ${url} failed while reading the response: ${describe(cause)}`, { cause });

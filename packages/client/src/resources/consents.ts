@@ -18,7 +18,7 @@ export function consentsResource(p: Pipeline): ConsentsResource {
     async get(consentId, options) {
       checkIds({ consentId });
       const path = { version: p.versions.consents, consentId };
-      return requestJson(
+      return await requestJson(
         p,
         options,
         (fetch) => p.consents.GET("/consents/{version}/{consentId}", { params: { path }, fetch }),

@@ -15,7 +15,7 @@ export function maintenanceResource(p: Pipeline): MaintenanceResource {
     async get(notificationPayloadId, options) {
       checkIds({ notificationPayloadId });
       const path = { version: p.versions.notifications as "v1", notificationPayloadId };
-      return requestJson(
+      return await requestJson(
         p,
         options,
         (fetch) => p.notifications.GET("/notifications/{version}/maintenance/{notificationPayloadId}", { params: { path }, fetch }),

@@ -37,7 +37,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
   return {
     async create(input, options) {
       const body = checkInput(input);
-      return requestJson(
+      return await requestJson(
         p,
         options,
         (fetch) => p.notifications.POST("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, body, fetch }),
@@ -48,11 +48,11 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
       const { data, status } = await requestData(p, options, (fetch) =>
         p.notifications.GET("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, fetch }),
       );
-      return checkResponse(p, status, toSubscriptionArray(data, status), "subscriptions");
+      return await checkResponse(p, status, toSubscriptionArray(data, status), "subscriptions");
     },
     async get(subscriptionId, options) {
       const path = idPath(subscriptionId);
-      return requestJson(
+      return await requestJson(
         p,
         options,
         (fetch) => p.notifications.GET("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, fetch }),
@@ -62,7 +62,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
     async update(subscriptionId, patch, options) {
       const path = idPath(subscriptionId);
       const body = checkUpdate(patch);
-      return requestJson(
+      return await requestJson(
         p,
         options,
         (fetch) => p.notifications.PATCH("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, body, fetch }),
@@ -79,7 +79,7 @@ export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
     async sendTestEvent(subscriptionId, options) {
       // The id goes in the body; the path serialiser fills only `{version}` and ignores the rest.
       const path = idPath(subscriptionId);
-      return requestJson<Notification>(
+      return await requestJson<Notification>(
         p,
         options,
         (fetch) => p.notifications.POST("/notifications/{version}/test", { params: { path }, body: { id: subscriptionId }, fetch }),
