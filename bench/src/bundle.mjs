@@ -148,5 +148,5 @@ export async function runBundle() {
     const size = await measureEntry(entry.contents, { resolveDir: benchDir });
     entries.push({ name: entry.name, sdk: Boolean(entry.sdk), baseline: Boolean(entry.baseline), ...size });
   }
-  return { method: "esbuild (browser, minify, ESM, splitting), gzip -9 of the up-front chunks", entries };
+  return { method: "esbuild (browser, minify, ESM, splitting), gzip -9 of the up-front chunks; kB = 1000 bytes", entries };
 }

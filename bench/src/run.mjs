@@ -27,8 +27,8 @@ const repoRoot = path.resolve(benchDir, "..");
 
 export const SIZES = {
   full: {
-    overhead: { warmup: 300, rounds: 20, callsPerRound: 100 },
-    pagination: { pages: 300, perPage: 50, rounds: 15, slowRounds: 3, workMs: 2 },
+    overhead: { warmup: 300, rounds: 40, callsPerRound: 100 },
+    pagination: { pages: 300, perPage: 50, rounds: 25, slowRounds: 3, workMs: 2 },
     download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
     importTime: { runs: 7 },
   },
