@@ -25,7 +25,7 @@ try {
   writeFileSync(
     path.join(app, "esm.mts"),
     `import { createClient, FdxApiError, FdxErrorCode, type Statement } from "@fdxkit/client";
-import { parseNotification } from "@fdxkit/client/webhooks";
+import { FdxWebhookError, parseNotification } from "@fdxkit/client/webhooks";
 import { saveStatement } from "@fdxkit/client/node";
 import { startMockServer } from "@fdxkit/mock";
 
@@ -40,7 +40,12 @@ try {
   const bytes = new Uint8Array(await document.arrayBuffer());
   const bad = await createClient({ baseUrl: mock.baseUrl, token: "wrong" }).subscriptions.list().catch((e: unknown) => e);
   if (!(bad instanceof FdxApiError) || bad.code !== FdxErrorCode.Unauthorized) throw new Error("expected 1205");
-  if (typeof parseNotification !== "function" || typeof saveStatement !== "function") throw new Error("entries");
+  if (typeof saveStatement !== "function") throw new Error("entries");
+  // Runs the webhook schemas (zod, bundled into dist) from the installed package.
+  const hook = { category: "CONSENT", type: "CONSENT_REVOKED", notificationPayload: { id: "c-1", idType: "CONSENT" } };
+  if (parseNotification(JSON.stringify(hook)).notificationPayload.id !== "c-1") throw new Error("webhooks");
+  const refused = (() => { try { parseNotification({ ...hook, category: 7 }); } catch (e) { return e; } })();
+  if (!(refused instanceof FdxWebhookError) || refused.issues[0]?.path !== "category") throw new Error("expected FdxWebhookError");
   console.log("esm ok", consent.status, statements.length, new TextDecoder().decode(bytes.slice(0, 5)));
 } finally {
   await mock.close();
@@ -50,6 +55,7 @@ try {
   writeFileSync(
     path.join(app, "cjs.cts"),
     `import { createClient, FdxError, FdxNotFoundError } from "@fdxkit/client";
+import { parseNotification } from "@fdxkit/client/webhooks";
 import { startMockServer } from "@fdxkit/mock";
 
 async function main(): Promise<void> {
@@ -58,6 +64,8 @@ async function main(): Promise<void> {
     const client = createClient({ baseUrl: mock.baseUrl, token: mock.token });
     const error = await client.maintenance.get("no-such-notice").catch((e: unknown) => e);
     if (!(error instanceof FdxNotFoundError) || !(error instanceof FdxError)) throw new Error("expected FdxNotFoundError");
+    const hook = parseNotification({ category: "MAINTENANCE", type: "SERVICE", notificationPayload: { id: "m-1", idType: "MAINTENANCE" } });
+    if (hook.notificationPayload.id !== "m-1") throw new Error("webhooks");
     console.log("cjs ok", error.status, error.code);
   } finally {
     await mock.close();
