@@ -5,7 +5,7 @@ import type { paths as ConsentPaths } from "../generated/consents.js";
 import type { paths as NotificationPaths } from "../generated/notifications.js";
 import type { paths as StatementPaths } from "../generated/statements.js";
 import { OutgoingRequest } from "./outgoing.js";
-import { countIssues, createTransport, failure, type Transport } from "./transport.js";
+import { retryTimeoutIssues, createTransport, failure, type Transport } from "./transport.js";
 import { trimBase } from "./url.js";
 import { idCheck } from "./validation.js";
 
@@ -33,7 +33,7 @@ export function createPipeline(options: ClientOptions): Pipeline {
   if (!(typeof options.token === "function" || (typeof options.token === "string" && options.token !== ""))) {
     issues.push({ path: "token", message: "must be a non-empty string or a function returning one" });
   }
-  countIssues(options, issues);
+  retryTimeoutIssues(options, issues);
   const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
   // A version is a path segment too, checked as ids are: "." or ".." would climb out of the API's path.
   const versionCheck = idCheck();

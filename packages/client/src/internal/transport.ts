@@ -57,7 +57,7 @@ export function createTransport(config: TransportConfig): Transport {
     const method = request.method;
     const maxRetries = options.maxRetries ?? config.maxRetries;
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    const issues = countIssues(options);
+    const issues = retryTimeoutIssues(options);
     if (issues.length) throw new FdxValidationError(issues);
     // Read once so every attempt can send the same bytes.
     const body =
@@ -89,7 +89,7 @@ export function createTransport(config: TransportConfig): Transport {
  * `timeoutMs` and `maxRetries`, of the client (added to its other issues) or
  * of one call: integers >= 0 where given. One check for both places.
  */
-export function countIssues(options: { timeoutMs?: unknown; maxRetries?: unknown }, issues: FdxIssue[] = []): FdxIssue[] {
+export function retryTimeoutIssues(options: { timeoutMs?: unknown; maxRetries?: unknown }, issues: FdxIssue[] = []): FdxIssue[] {
   for (const path of ["timeoutMs", "maxRetries"] as const) {
     const value = options[path];
     if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) issues.push({ path, message: "must be an integer >= 0" });
