@@ -9,6 +9,7 @@ import {
 } from "../core/errors/index.js";
 import type { FetchLike } from "../core/options.js";
 import { apiErrorClass } from "../internal/api-error.js";
+import { isRecord } from "../internal/is-record.js";
 import { parseRetryAfter } from "../internal/retry.js";
 
 /** Options of {@link clientCredentials}. */
@@ -196,7 +197,7 @@ function tokenError(response: Response, text: string, json: Record<string, unkno
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }

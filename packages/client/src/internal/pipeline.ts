@@ -4,7 +4,7 @@ import type { ApiVersions, ClientOptions, FetchLike, RequestOptions } from "../c
 import type { paths as ConsentPaths } from "../generated/consents.js";
 import type { paths as NotificationPaths } from "../generated/notifications.js";
 import type { paths as StatementPaths } from "../generated/statements.js";
-import { OutgoingRequest } from "./outgoing.js";
+import { OutgoingRequest, type Outgoing } from "./outgoing.js";
 import { retryTimeoutIssues, createTransport, failure, type Transport } from "./transport.js";
 import { trimBase } from "./url.js";
 import { idCheck } from "./validation.js";
@@ -101,6 +101,15 @@ export async function checkResponse<T>(pipeline: Pipeline, status: number, value
 }
 
 /**
+ * The transport as openapi-fetch's `fetch`, the body read inside the attempt.
+ * The `ReadResponse` is not a platform `Response`, but openapi-fetch reads
+ * only the status, headers and text()/json() of a 2xx response.
+ */
+export function sendRead(pipeline: Pipeline, request: Outgoing, options: RequestOptions | undefined): Promise<Response> {
+  return pipeline.transport.send(request, options, { readBody: true }) as unknown as Promise<Response>;
+}
+
+/**
  * Runs one openapi-fetch call through the transport with per-call options,
  * the body read inside the attempt. Returns openapi-fetch's `data`
  * (undefined for an empty body) and the status. A 2xx body that is not JSON
@@ -113,10 +122,9 @@ export async function requestData(
 ): Promise<{ data: unknown; status: number }> {
   let status = 0;
   const fetch: FetchLike = async (request) => {
-    const response = await pipeline.transport.send(request, options, { readBody: true });
+    const response = await sendRead(pipeline, request, options);
     status = response.status;
-    // openapi-fetch reads only the status, headers and text()/json() of a 2xx response.
-    return response as unknown as Response;
+    return response;
   };
   try {
     const { data } = await call(fetch);

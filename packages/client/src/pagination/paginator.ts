@@ -1,7 +1,7 @@
 import { OutgoingRequest } from "../internal/outgoing.js";
 import { FdxValidationError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
-import type { Pipeline } from "../internal/pipeline.js";
+import { sendRead, type Pipeline } from "../internal/pipeline.js";
 import type { Statement } from "../models.js";
 import { anySignal } from "../internal/signals.js";
 import { refuseLink, resolveHref } from "./links.js";
@@ -138,7 +138,7 @@ async function loadFirst(p: Pipeline, request: ListRequest, options: RequestOpti
     fetch: (req: Request) => {
       url = req.url;
       requested.add(url);
-      return p.transport.send(req, options, { readBody: true }) as unknown as Promise<Response>;
+      return sendRead(p, req, options);
     },
   });
   return { url, page: await readPage(p, response as unknown as ReadResponse, url, options.signal) };
