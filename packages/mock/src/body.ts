@@ -9,9 +9,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * otherwise reading stops at the first byte past it, and the rest is never read.
  */
 export async function readLimitedBody(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
   const declared = request.headers.get("Content-Length");
   if (declared !== null && Number(declared) > limit) return undefined;
-  if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
