@@ -184,6 +184,22 @@ describe("any well-formed HTTP request gets a proper answer, never 500", () => {
     expect(answer.headers["x-fapi-interaction-id"]).toBe("connect-1");
   });
 
+  it("answers a non-HTTP absolute-form target with 404, not 500", async () => {
+    const answer = await rawHttp(ctx.mock.port, `GET ftp://example.com/consents/v1/consent-active-1 HTTP/1.1\r\nHost: x\r\n${token()}\r\n`);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([404, { code: "NotFound", message: "resource not found" }]);
+  });
+
+  it("survives a client that hangs up in the middle of a body, and serves the next one", async () => {
+    const socket = net.connect(ctx.mock.port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(`POST /notifications/v1/subscriptions HTTP/1.1\r\nHost: x\r\n${token()}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"category":`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    const next = await rawHttp(ctx.mock.port, `GET /notifications/v1/subscriptions HTTP/1.1\r\nHost: x\r\n${token()}\r\n`);
+    expect(next.status).toBe(200);
+    expect(ctx.mock.subscriptions.filter((s) => s.category === undefined)).toEqual([]);
+  });
+
   it("answers a GET that carries a body, without reading the body", async () => {
     const answer = await rawHttp(ctx.mock.port, `GET /notifications/v1/subscriptions HTTP/1.1\r\nHost: x\r\n${token()}Content-Length: 100000000\r\n\r\n{}`);
     expect(answer.status).toBe(200);

@@ -16,6 +16,7 @@ interface Instance {
   documentsUrl: string | undefined;
   token: string;
   readonly faultCount: number;
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +46,7 @@ async function start(kind: "server" | "msw", options: MockOptions = {}): Promise
     get faultCount() {
       return mock.faultCount;
     },
+    reset: () => mock.reset(),
     async close() {
       server.close();
       await mock.dispose();
@@ -255,6 +257,15 @@ describe.each(["server", "msw"] as const)("variations (%s)", (kind) => {
       expect(count).toBeLessThan(40);
       const kinds = new Set(first.filter((s) => s !== 200));
       expect(kinds).toEqual(kind === "server" ? new Set([503, 429, "reset"]) : new Set([503, 429]));
+    });
+
+    it("starts the sequence over on reset()", async () => {
+      const mock = await start(kind, { faults: { rate: 0.5, seed: 7 } });
+      const first = await statuses(mock, 20);
+      expect(mock.faultCount).toBeGreaterThan(0);
+      mock.reset();
+      expect(mock.faultCount).toBe(0);
+      expect(await statuses(mock, 20)).toEqual(first);
     });
 
     it("faults every request at rate 1 and none at rate 0", async () => {
