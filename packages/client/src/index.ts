@@ -7,7 +7,18 @@
  * @module @fdxkit/client
  */
 export { createClient, type FdxClient } from "./core/client.js";
-export type { ApiVersions, ClientOptions, FetchLike, RequestOptions, TokenProvider } from "./core/options.js";
+export type {
+  ApiVersions,
+  ClientHooks,
+  ClientOptions,
+  FetchLike,
+  HookEventBase,
+  RequestHookEvent,
+  RequestOptions,
+  ResponseHookEvent,
+  RetryHookEvent,
+  TokenProvider,
+} from "./core/options.js";
 export * from "./core/errors/index.js";
 export type * from "./models.js";
 export type { SubscriptionsResource } from "./resources/subscriptions.js";
