@@ -145,8 +145,13 @@ export function verboseFetch(output: Output): (input: Request) => Promise<Respon
   };
 }
 
+/** What a command may observe of the client's attempts (DESIGN.md §3 "Hooks"); the export reads the 429s. */
+export interface CliHooks {
+  onRetry?: (event: { error: unknown; delayMs: number }) => void;
+}
+
 /** The client for a resolved configuration. Registers its secrets with the output first. */
-export function buildClient(config: ResolvedConfig, output: Output): FdxClient {
+export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHooks = {}): FdxClient {
   const fetch = config.verbose ? verboseFetch(output) : undefined;
   let token: TokenProvider;
   if (config.auth.kind === "token") {
@@ -171,5 +176,6 @@ export function buildClient(config: ResolvedConfig, output: Output): FdxClient {
     ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     allowInsecureCallbackUrls: config.allowInsecureCallbackUrls,
+    hooks,
   });
 }
