@@ -119,7 +119,11 @@ export interface ErrorReport {
 }
 
 export function describeError(error: unknown): ErrorReport {
-  if (error instanceof FdxValidationError) error = toFlagError(error);
+  if (error instanceof FdxValidationError) {
+    // Still named for what it is (scripts may branch on it), but in the command's terms.
+    const flags = toFlagError(error);
+    return { error: error.name, message: flags.message, issues: flags.issues };
+  }
   if (error instanceof FdxApiError) {
     const report: ErrorReport = { error: error.name, message: error.message, status: error.status };
     if (error.code !== undefined) report.code = error.code;
@@ -127,7 +131,6 @@ export function describeError(error: unknown): ErrorReport {
     report.request = `${error.method} ${error.url}`;
     return report;
   }
-  if (error instanceof FdxValidationError) error = toFlagError(error);
   if (error instanceof FlagError || error instanceof FdxWebhookError) {
     return { error: error.name, message: error.message, issues: error.issues };
   }

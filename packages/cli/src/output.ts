@@ -45,13 +45,13 @@ export class Output {
 
   /** Data for stdout: `value` as JSON with `--json`, else `text()` (called only then). */
   data(value: unknown, text: () => string): void {
-    if (this.json) this.stdout.write(this.redact(`${JSON.stringify(value, null, 2)}\n`));
+    if (this.json) this.stdout.write(this.redact(`${jsonText(value, 2)}\n`));
     else this.stdout.write(this.redact(stripControls(ensureNewline(text()))));
   }
 
   /** One JSON value per line (`listen --json`), or a text line. */
   line(value: unknown, text: () => string): void {
-    if (this.json) this.stdout.write(this.redact(`${JSON.stringify(value)}\n`));
+    if (this.json) this.stdout.write(this.redact(`${jsonText(value)}\n`));
     else this.stdout.write(this.redact(stripControls(ensureNewline(text()))));
   }
 
@@ -62,9 +62,18 @@ export class Output {
 
   /** An error on stderr: `{ "error": … }` with `--json`, else the text form with FDX code and debugMessage. */
   error(error: unknown): void {
-    if (this.json) this.stderr.write(this.redact(`${JSON.stringify({ error: describeError(error) })}\n`));
+    if (this.json) this.stderr.write(this.redact(`${jsonText({ error: describeError(error) })}\n`));
     else this.stderr.write(this.redact(stripControls(ensureNewline(formatError(error)))));
   }
+}
+
+/**
+ * JSON with DEL and the C1 controls escaped too: JSON.stringify escapes only
+ * C0, and a terminal may act on a raw U+009B (CSI) in server text.
+ */
+function jsonText(value: unknown, indent?: number): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function ensureNewline(text: string): string {

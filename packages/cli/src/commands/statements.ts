@@ -137,7 +137,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       process.on("SIGTERM", onSignal);
       let result;
       try {
-        result = await exportStatements({ client, providerId: options.provider, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress });
+        result = await exportStatements({ client, providerId: options.provider, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress, redact: (text) => output.redact(text) });
       } finally {
         progress.stop();
         process.off("SIGINT", onSignal);

@@ -25,6 +25,8 @@ export interface ExportOptions {
   /** Aborting it cancels the page request and the downloads in flight; nothing partial is left. */
   signal: AbortSignal;
   progress: Progress;
+  /** Masks the run's secrets in what is written to the manifest. */
+  redact?: (text: string) => string;
 }
 
 /** A statement the export did not save because the provider cannot serve it (yet). */
@@ -201,7 +203,7 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
   for (const account of accounts) summary.removedPartFiles += await removePartFiles(account.dirPath);
   if (summary.removedPartFiles > 0) progress.note(`Removed ${summary.removedPartFiles} temporary .part file(s) left by an earlier run.`);
 
-  const manifest = await Manifest.open(outDir);
+  const manifest = await Manifest.open(outDir, options.redact);
   if (manifest.skippedLines > 0) progress.note(`manifest.jsonl: ${manifest.skippedLines} unreadable line(s) ignored (a run killed while writing).`);
 
   let listErrorCause: unknown;

@@ -47,19 +47,25 @@ export class Manifest {
   readonly path: string;
   readonly #entries: Map<string, ManifestEntry>;
   readonly #handle: FileHandle;
+  readonly #redact: (text: string) => string;
   /** Lines that did not parse when loading. */
   readonly skippedLines: number;
   #writes: Promise<void> = Promise.resolve();
 
-  private constructor(path: string, entries: Map<string, ManifestEntry>, handle: FileHandle, skippedLines: number) {
+  private constructor(path: string, entries: Map<string, ManifestEntry>, handle: FileHandle, skippedLines: number, redact: (text: string) => string) {
     this.path = path;
+    this.#redact = redact;
     this.#entries = entries;
     this.#handle = handle;
     this.skippedLines = skippedLines;
   }
 
-  /** Loads `DIR/manifest.jsonl` (created when missing) and opens it for appending. */
-  static async open(dir: string): Promise<Manifest> {
+  /**
+   * Loads `DIR/manifest.jsonl` (created when missing) and opens it for
+   * appending. `redact` masks secrets in each line written: a statement id is
+   * the server's text, and a server may echo the token into it.
+   */
+  static async open(dir: string, redact: (text: string) => string = (text) => text): Promise<Manifest> {
     const path = join(dir, MANIFEST_FILE);
     let text = "";
     try {
@@ -82,7 +88,7 @@ export class Manifest {
       else skipped++;
     }
     const handle = await open(path, "a");
-    const manifest = new Manifest(path, entries, handle, skipped);
+    const manifest = new Manifest(path, entries, handle, skipped, redact);
     // A torn last line must not swallow the next entry.
     if (text !== "" && !text.endsWith("\n")) await handle.write("\n");
     return manifest;
@@ -96,7 +102,7 @@ export class Manifest {
   /** Records a saved statement (appends its line). */
   append(entry: ManifestEntry): Promise<void> {
     this.#entries.set(entry.file, entry);
-    const line = `${JSON.stringify(entry)}\n`;
+    const line = `${this.#redact(JSON.stringify(entry))}\n`;
     const write = this.#writes.then(async () => {
       await this.#handle.write(line);
     });
