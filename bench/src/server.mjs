@@ -50,7 +50,9 @@ function pageBody(index, pages, perPage) {
   const links = {};
   if (index + 1 < pages) links.next = { href: `${statementsPath}?offset=${(index + 1) * perPage}&limit=${perPage}` };
   if (index > 0) links.prev = { href: `${statementsPath}?offset=${(index - 1) * perPage}&limit=${perPage}` };
-  return Buffer.from(JSON.stringify({ page: { nextOffset: String((index + 1) * perPage), total: pages * perPage }, links, statements }));
+  // FDX's page object too, as providers that send both do: no nextOffset on the last page.
+  const page = { totalElements: pages * perPage, ...(index + 1 < pages ? { nextOffset: String((index + 1) * perPage) } : {}) };
+  return Buffer.from(JSON.stringify({ page, links, statements }));
 }
 
 function serve({ pages, perPage }) {

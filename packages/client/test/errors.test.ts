@@ -48,14 +48,15 @@ describe("FdxError family", () => {
       headers: {},
       method: "GET",
       url: "https://x.test/",
+      interactionId: "iid-1",
       retryAfterMs: 1000,
     });
-    expect(Object.keys(e)).toEqual(["name", "status", "code", "debugMessage", "body", "headers", "method", "url", "retryAfterMs"]);
+    expect(Object.keys(e)).toEqual(["name", "status", "code", "debugMessage", "body", "headers", "method", "url", "interactionId", "retryAfterMs"]);
     expect("cause" in e).toBe(false);
     expect(new FdxConnectionError("down", { cause: 1 }).cause).toBe(1);
-    expect(Object.keys(e.toJSON())).toEqual(["name", "message", "status", "code", "debugMessage", "body", "headers", "method", "url", "retryAfterMs"]);
+    expect(Object.keys(e.toJSON())).toEqual(["name", "message", "status", "code", "debugMessage", "body", "headers", "method", "url", "interactionId", "retryAfterMs"]);
     // `cause` may hold a platform error: never serialised.
-    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down" });
+    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down", interactionId: undefined });
   });
 
   it("gives abort errors the platform name AbortError", () => {

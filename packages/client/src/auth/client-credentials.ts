@@ -1,16 +1,8 @@
-import { settleOnAbort } from "../internal/fetch-once.js";
-import {
-  FdxApiError,
-  FdxConnectionError,
-  FdxResponseError,
-  FdxTimeoutError,
-  FdxValidationError,
-  type FdxIssue,
-} from "../core/errors/index.js";
+import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { secretForms } from "../core/errors/redact.js";
 import type { FetchLike } from "../core/options.js";
-import { apiErrorClass } from "../internal/api-error.js";
 import { isRecord } from "../internal/is-record.js";
-import { parseRetryAfter } from "../internal/retry.js";
+import { request, type Transport } from "../internal/request.js";
 
 /** Options of {@link clientCredentials}. */
 export interface ClientCredentialsOptions {
@@ -76,11 +68,14 @@ interface TokenConfig {
   tokenUrl: string;
   basic: string;
   body: string;
-  fetch: FetchLike | typeof globalThis.fetch | undefined;
-  timeoutMs: number;
+  /** The request path, without a bearer token, hooks, retries or interaction ids. */
+  transport: Transport;
   /** Strings that must never reach an error: the secret and its encodings. */
   secrets: string[];
 }
+
+/** A token answer is small; anything bigger is not one. */
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 function checkOptions(options: ClientCredentialsOptions): TokenConfig {
   const issues: FdxIssue[] = [];
@@ -115,9 +110,16 @@ function checkOptions(options: ClientCredentialsOptions): TokenConfig {
     tokenUrl,
     basic,
     body: body.toString(),
-    fetch: options.fetch,
-    timeoutMs,
-    secrets: [options.clientSecret, encodedSecret, encodeURIComponent(options.clientSecret), basic],
+    transport: {
+      token: undefined,
+      fetch: options.fetch as FetchLike | undefined,
+      timeoutMs,
+      maxRetries: 0,
+      maxResponseBytes: MAX_TOKEN_RESPONSE_BYTES,
+      interactionIds: false,
+      hooks: undefined,
+    },
+    secrets: [...secretForms(options.clientSecret), ...secretForms(encodedSecret), basic],
   };
 }
 
@@ -126,103 +128,38 @@ function formEncode(value: string): string {
 }
 
 async function requestToken(config: TokenConfig): Promise<{ token: string; lifetimeMs: number }> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, config.timeoutMs);
-  const fetchImpl = (config.fetch ?? globalThis.fetch) as FetchLike;
-
-  let response: Response;
-  let text: string;
-  try {
-    const request = new Request(config.tokenUrl, {
+  const { text, status, headers } = await request(
+    config.transport,
+    {
       method: "POST",
-      headers: {
-        Authorization: `Basic ${config.basic}`,
-        "Content-Type": "application/x-www-form-urlencoded",
-        Accept: "application/json",
-      },
-      body: config.body,
-      signal: controller.signal,
-    });
-    response = await settleOnAbort(fetchImpl(request), controller.signal, request);
-    text = await response.text();
-  } catch (cause) {
-    if (timedOut) throw new FdxTimeoutError(`POST ${config.tokenUrl} (token request) timed out after ${config.timeoutMs} ms`);
-    // A custom fetch could put the request (and so the credentials) in its error: keep such a cause out.
-    const safeCause = mentions(cause, config.secrets) ? undefined : cause;
-    throw new FdxConnectionError(`POST ${config.tokenUrl} (token request) failed: ${describe(cause, config.secrets)}`, {
-      cause: safeCause,
-    });
-  } finally {
-    clearTimeout(timer);
-  }
-
-  // A misbehaving server could echo the request: nothing of the secret goes into an error.
-  const safeText = redact(text, config.secrets);
-  const json = parseObject(safeText);
-  if (!response.ok) throw tokenError(response, safeText, json, config.tokenUrl);
-
-  const token = json?.access_token;
+      url: config.tokenUrl,
+      body: { type: "application/x-www-form-urlencoded", text: config.body },
+      authorization: `Basic ${config.basic}`,
+      secrets: config.secrets,
+      options: undefined,
+    },
+    "text",
+  );
+  const fields = parseTokenAnswer(text, headers.get("content-type") ?? "");
+  const token = fields?.access_token;
   if (typeof token !== "string" || token === "") {
-    throw new FdxResponseError(response.status, [
-      { path: "access_token", message: json ? "missing from the token response" : "the token response is not a JSON object" },
+    throw new FdxResponseError(status, [
+      { path: "access_token", message: fields ? "missing from the token response" : "the token response is not a JSON object" },
     ]);
   }
-  const expiresIn = Number(json?.expires_in);
+  const expiresIn = Number(fields?.expires_in);
   const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : DEFAULT_LIFETIME_MS;
   return { token, lifetimeMs };
 }
 
-function tokenError(response: Response, text: string, json: Record<string, unknown> | undefined, url: string): FdxApiError {
-  const statusText = response.statusText || `HTTP ${response.status}`;
-  const code = typeof json?.error === "string" ? json.error : undefined;
-  const description = typeof json?.error_description === "string" && json.error_description ? json.error_description : undefined;
-  const ErrorClass = apiErrorClass(response.status);
-  return new ErrorClass({
-    status: response.status,
-    code,
-    message: description ?? code ?? statusText,
-    debugMessage: undefined,
-    body: json ?? text,
-    headers: Object.fromEntries(response.headers),
-    method: "POST",
-    url,
-    ...(response.status === 429 ? { retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) } : {}),
-  });
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** A token answer's fields: JSON (RFC 6749 §5.1), or form-encoded as some OAuth servers answer. */
+function parseTokenAnswer(text: string, contentType: string): Record<string, unknown> | undefined {
+  if (/x-www-form-urlencoded/i.test(contentType)) return Object.fromEntries(new URLSearchParams(text));
   try {
     const value: unknown = JSON.parse(text);
     return isRecord(value) ? value : undefined;
   } catch {
-    return undefined;
+    // Form fields sent under another media type (text/plain) are still a form.
+    return /^[\w.~%+-]+=/.test(text) ? Object.fromEntries(new URLSearchParams(text)) : undefined;
   }
-}
-
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join("[redacted]");
-  return out;
-}
-
-function mentions(value: unknown, secrets: readonly string[], depth = 0): boolean {
-  if (depth > 4 || value === null || value === undefined) return false;
-  if (typeof value === "string") return secrets.some((s) => s && value.includes(s));
-  if (typeof value !== "object") return false;
-  if (value instanceof Error && (mentions(value.message, secrets) || mentions(value.stack, secrets))) return true;
-  try {
-    if (mentions(JSON.stringify(value), secrets)) return true;
-  } catch {
-    return true; // not inspectable: assume the worst
-  }
-  return mentions((value as { cause?: unknown }).cause, secrets, depth + 1);
-}
-
-function describe(cause: unknown, secrets: readonly string[]): string {
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return redact(message, secrets);
 }

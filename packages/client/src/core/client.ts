@@ -1,11 +1,11 @@
-import { createPipeline } from "../internal/pipeline.js";
+import { createContext } from "../internal/context.js";
 import { consentsResource, type ConsentsResource } from "../resources/consents.js";
 import { maintenanceResource, type MaintenanceResource } from "../resources/maintenance.js";
 import { statementsResource, type StatementsResource } from "../resources/statements.js";
 import { subscriptionsResource, type SubscriptionsResource } from "../resources/subscriptions.js";
 import type { ClientOptions } from "./options.js";
 
-/** The fdxkit client: one namespace per service area, all over one request pipeline. */
+/** The fdxkit client: one namespace per service area, all over one request function. */
 export interface FdxClient {
   subscriptions: SubscriptionsResource;
   maintenance: MaintenanceResource;
@@ -22,11 +22,11 @@ export interface FdxClient {
  * const subscription = await client.subscriptions.create({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://me.example/hooks" });
  */
 export function createClient(options: ClientOptions): FdxClient {
-  const pipeline = createPipeline(options);
+  const ctx = createContext(options);
   return {
-    subscriptions: subscriptionsResource(pipeline),
-    maintenance: maintenanceResource(pipeline),
-    consents: consentsResource(pipeline),
-    statements: statementsResource(pipeline),
+    subscriptions: subscriptionsResource(ctx),
+    maintenance: maintenanceResource(ctx),
+    consents: consentsResource(ctx),
+    statements: statementsResource(ctx),
   };
 }

@@ -1,3 +1,5 @@
+import type { FdxError } from "./errors/FdxError.js";
+
 /** A bearer token, or a function called before every attempt (so a refreshing provider works). */
 export type TokenProvider = string | (() => string | Promise<string>);
 
@@ -14,6 +16,51 @@ export interface ApiVersions {
   statements: string;
 }
 
+/** What every hook is told about the attempt it observes. */
+export interface HookEventBase {
+  method: string;
+  /** The absolute URL of the attempt. */
+  url: string;
+  /** The attempt's number, counting from 1. */
+  attempt: number;
+  /** The `x-fapi-interaction-id` sent with the call (the same on every attempt); `undefined` when none is sent. */
+  interactionId: string | undefined;
+}
+
+/** `hooks.onRequest`: before an attempt is sent. */
+export interface RequestHookEvent extends HookEventBase {
+  /** The outgoing headers, without `Authorization` (set after the hook, and not replaceable by it). A hook may add headers. */
+  headers: Headers;
+}
+
+/** `hooks.onResponse`: an attempt got a response (any status), once its headers arrived. */
+export interface ResponseHookEvent extends HookEventBase {
+  status: number;
+  headers: Headers;
+  /** From just before the attempt was sent until its headers arrived. */
+  durationMs: number;
+}
+
+/** `hooks.onRetry`: an attempt failed and the call will try again after `delayMs`. */
+export interface RetryHookEvent extends HookEventBase {
+  /** What the failed attempt (`attempt`) ended in. */
+  error: FdxError;
+  /** The wait before the next attempt (the server's `Retry-After`, or the backoff). */
+  delayMs: number;
+}
+
+/**
+ * Observers of every attempt of every call, page and download (token
+ * requests of `clientCredentials` excepted). A hook may return a promise,
+ * which is awaited; a hook that throws fails the call (no retry) with an
+ * `FdxError` whose `cause` is what it threw.
+ */
+export interface ClientHooks {
+  onRequest?: (event: RequestHookEvent) => void | Promise<void>;
+  onResponse?: (event: ResponseHookEvent) => void | Promise<void>;
+  onRetry?: (event: RetryHookEvent) => void | Promise<void>;
+}
+
 /** Options of `createClient`. */
 export interface ClientOptions {
   /** `{base_url}` of the service: notification and consent calls. May carry a path prefix. */
@@ -24,10 +71,16 @@ export interface ClientOptions {
   token: TokenProvider;
   /** Custom fetch. Default: `globalThis.fetch`, looked up at call time (so msw and late polyfills work). */
   fetch?: FetchLike | typeof globalThis.fetch;
-  /** Per attempt, until response headers arrive. Default 30 000 ms. */
+  /** Per attempt: a JSON call until its body is read, a download until its headers arrive. Default 30 000 ms. */
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
+  /** A JSON answer's body, counted after decompression, at most (larger ones reject with `FdxResponseError`). Default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Send `x-fapi-interaction-id` (a random UUID per call) on every call. Default true. */
+  interactionIds?: boolean;
+  /** Observe every attempt: `onRequest`, `onResponse`, `onRetry`. */
+  hooks?: ClientHooks;
   /** API versions; name only those you want to change. */
   versions?: Partial<ApiVersions>;
   /** Permit `http://` callback URLs to localhost, 127.0.0.1 and [::1] (local development). Default false. */
@@ -46,4 +99,6 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Extra request headers. `Authorization` is always the client's token. */
   headers?: Record<string, string>;
+  /** The `x-fapi-interaction-id` to send (default: a random UUID per call, unless the client has `interactionIds: false`). */
+  interactionId?: string;
 }

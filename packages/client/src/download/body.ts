@@ -1,16 +1,16 @@
 import { FdxConnectionError, FdxError } from "../core/errors/index.js";
-import { abortError } from "../internal/sleep.js";
+import { abortError, onAbort } from "../internal/abort.js";
 
 /**
  * The error for a body that failed after the headers arrived: the caller's
  * abort, or a connection cut mid-body. Platform errors (`TypeError:
  * terminated`, `DOMException`) never reach the caller.
  */
-export function bodyError(cause: unknown, signal: AbortSignal | undefined, url: string): FdxError {
+export function bodyError(cause: unknown, signal: AbortSignal | undefined, url: string, interactionId?: string): FdxError {
   if (signal?.aborted) return abortError(signal);
   if (cause instanceof FdxError) return cause;
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new FdxConnectionError(`GET ${url}: the response body was cut off (${reason})`, { cause });
+  return new FdxConnectionError(`GET ${url}: the response body was cut off (${reason})`, { cause, interactionId });
 }
 
 /**
@@ -22,21 +22,19 @@ export function guardBody(
   source: ReadableStream<Uint8Array> | null,
   signal: AbortSignal | undefined,
   url: string,
+  interactionId?: string,
 ): ReadableStream<Uint8Array> {
   if (!source) return new ReadableStream({ start: (controller) => controller.close() });
   const reader = source.getReader();
-  // Listened to here, for the life of the body, rather than trusted to the
-  // fetch's own signal: on Node 20 a signal combined with AbortSignal.any()
-  // can be collected once the headers are in, and the abort then never
-  // reaches the stream.
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const release = () => signal?.removeEventListener("abort", onAbort);
+  // The caller's signal is listened to here, for the life of the body,
+  // rather than trusted to the fetch's own: a custom fetch may have dropped
+  // the Request that carried it.
+  const release = onAbort(signal, () => void reader.cancel(signal?.reason).catch(() => undefined));
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   // Plain callbacks made once, not an async pull: one promise per chunk (the read's), no closure per chunk.
   const fail = (cause: unknown) => {
     release();
-    controller.error(bodyError(cause, signal, url));
+    controller.error(bodyError(cause, signal, url, interactionId));
   };
   const forward = (result: ReadableStreamReadResult<Uint8Array>) => {
     // A cancelled read ends as `done`: that is an abort, not the end of the document.

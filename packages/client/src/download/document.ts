@@ -21,9 +21,9 @@ export interface StatementDocument {
   blob(): Promise<Blob>;
 }
 
-export function toDocument(response: Response, url: string, signal: AbortSignal | undefined): StatementDocument {
+export function toDocument(response: Response, url: string, signal: AbortSignal | undefined, interactionId?: string): StatementDocument {
   const contentType = response.headers.get("content-type") || "application/octet-stream";
-  const body = guardBody(response.body, signal, url);
+  const body = guardBody(response.body, signal, url, interactionId);
   const chunks = async (): Promise<Uint8Array[]> => {
     const out: Uint8Array[] = [];
     const reader = body.getReader();

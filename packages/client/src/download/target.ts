@@ -1,5 +1,5 @@
 import { FdxValidationError } from "../core/errors/index.js";
-import type { Pipeline } from "../internal/pipeline.js";
+import type { Context } from "../internal/context.js";
 import { checkIds } from "../internal/validation.js";
 import type { Statement } from "../models.js";
 import { resolveHref } from "../pagination/links.js";
@@ -25,7 +25,7 @@ export type DownloadTarget = Statement | string | StatementIds;
  * @throws FdxValidationError for a target without a usable link or with bad ids.
  * @throws FdxLinkError for an href on another origin or scheme.
  */
-export function targetUrl(p: Pipeline, target: DownloadTarget, accept: string): string {
+export function targetUrl(p: Context, target: DownloadTarget, accept: string): string {
   if (typeof target === "string") {
     if (target === "") throw new FdxValidationError([{ path: "target", message: "must be a non-empty href" }]);
     return resolveHref(target, p.productsUrl).href;

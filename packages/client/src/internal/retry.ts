@@ -23,15 +23,3 @@ export function isRetryable(method: string, status?: number): boolean {
 export function backoffMs(retry: number, random: () => number = Math.random): number {
   return Math.floor(random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retry));
 }
-
-/** `Retry-After` as delta-seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (value == null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  // An HTTP date names a day and a zone; without a letter, Date.parse would take "-5" as a year.
-  if (!/[a-z]/i.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}

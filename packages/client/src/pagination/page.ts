@@ -1,16 +1,16 @@
 import { FdxResponseError, type FdxIssue } from "../core/errors/index.js";
-import type { Statement } from "../models.js";
-import { bodyError } from "../download/body.js";
 import { isRecord } from "../internal/is-record.js";
-import { checkResponse, type Pipeline } from "../internal/pipeline.js";
-import type { ReadResponse } from "../internal/transport.js";
-
+import type { Statement } from "../models.js";
 
 /** One page of `statements.list`. */
 export interface StatementPage {
   /** The page's statements (empty when the server sent none). */
   statements: Statement[];
-  /** `links.next.href` exactly as the server sent it; `undefined` on the last page. */
+  /**
+   * `links.next.href` exactly as the server sent it; for a provider that
+   * pages with an FDX page object (`page.nextOffset`), the next request's
+   * path and query. `undefined` on the last page.
+   */
   nextHref: string | undefined;
   /**
    * `links.prev.href` exactly as the server sent it; where the provider sends
@@ -20,38 +20,25 @@ export interface StatementPage {
   prevHref: string | undefined;
 }
 
+/** A page as the server sent it: its hrefs before any fallback, and an FDX page object's `nextOffset`. */
+export interface PageBody {
+  statements: Statement[];
+  nextHref: string | undefined;
+  prevHref: string | undefined;
+  /** `page.nextOffset` as a query value, when the provider pages with FDX page objects. */
+  nextOffset: string | undefined;
+}
+
 /**
- * Reads and checks a page body; its `prevHref` is the server's, before any
- * fallback. Only what iteration relies on is always checked (an object,
- * `statements` an array, link hrefs strings): a missing `statements` is an
- * empty page, and a missing, null or empty link means "none", as providers
- * send all three. With `validateResponses`, the whole page is checked against
- * the statement list schema as well.
+ * Checks a page body. Only what iteration relies on is always checked (an
+ * object, `statements` an array, link hrefs strings, `page.nextOffset` a
+ * string or number): a missing `statements` is an empty page, and a
+ * missing, null or empty link means "none", as providers send all three.
  */
-export async function readPage(
-  p: Pipeline,
-  response: ReadResponse,
-  url: string,
-  signal: AbortSignal | undefined,
-): Promise<StatementPage> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
-    throw bodyError(cause, signal, url);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (cause) {
-    const message = text === "" ? "response body is empty" : `response body is not valid JSON (${(cause as Error).message})`;
-    throw new FdxResponseError(response.status, [{ path: "", message }], { cause });
-  }
-  if (!isRecord(data)) {
-    throw new FdxResponseError(response.status, [{ path: "", message: "must be a statement list object" }]);
-  }
-  // Skipped when off rather than awaited for nothing: a page costs a promise turn less.
-  if (p.validateResponses) await checkResponse(p, response.status, data, "statementList");
+export function readPage(data: unknown, status: number, interactionId: string | undefined): PageBody {
+  const fail = (issues: FdxIssue[]) => new FdxResponseError(status, issues, { interactionId });
+  if (data === undefined) throw fail([{ path: "", message: "response body is empty" }]);
+  if (!isRecord(data)) throw fail([{ path: "", message: "must be a statement list object" }]);
   const issues: FdxIssue[] = [];
   let statements: Statement[] = [];
   if (Array.isArray(data.statements)) statements = data.statements as Statement[];
@@ -63,8 +50,15 @@ export async function readPage(
   const nextHref = linkHref(links.next, "links.next", issues);
   const prevHref = linkHref(links.prev, "links.prev", issues);
 
-  if (issues.length) throw new FdxResponseError(response.status, issues);
-  return { statements, nextHref, prevHref };
+  let nextOffset: string | undefined;
+  if (isRecord(data.page)) {
+    const offset = data.page.nextOffset;
+    if (typeof offset === "string" || (typeof offset === "number" && Number.isFinite(offset))) nextOffset = String(offset) || undefined;
+    else if (offset != null) issues.push({ path: "page.nextOffset", message: "must be a string or a number" });
+  } else if (data.page != null) issues.push({ path: "page", message: "must be an object" });
+
+  if (issues.length) throw fail(issues);
+  return { statements, nextHref, prevHref, nextOffset };
 }
 
 function linkHref(link: unknown, path: string, issues: FdxIssue[]): string | undefined {

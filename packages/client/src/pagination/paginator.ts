@@ -1,12 +1,12 @@
-import { OutgoingRequest } from "../internal/outgoing.js";
 import { FdxValidationError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
-import { sendRead, type Pipeline } from "../internal/pipeline.js";
+import { anySignal } from "../internal/abort.js";
+import { checkResponse, type Context } from "../internal/context.js";
+import { buildPath, buildQuery } from "../internal/paths.js";
+import { request } from "../internal/request.js";
 import type { Statement } from "../models.js";
-import { anySignal } from "../internal/signals.js";
 import { refuseLink, resolveHref } from "./links.js";
-import { readPage, type StatementPage } from "./page.js";
-import type { ReadResponse } from "../internal/transport.js";
+import { readPage, type PageBody, type StatementPage } from "./page.js";
 import type { ListRequest } from "./params.js";
 
 /** Options of `statements.list`: the usual per-request options, applied to every page, and `prefetch`. */
@@ -41,11 +41,14 @@ export interface StatementPaginator extends AsyncIterable<Statement> {
 interface Loaded {
   /** The absolute URL requested for the page. */
   url: string;
-  page: StatementPage;
+  page: PageBody;
 }
 
+/** Pages in a row without a statement, each linking to one more, before a paginator gives up on the provider. */
+const MAX_EMPTY_PAGES = 100;
+
 /** Builds the paginator for checked parameters. Makes no request. */
-export function createStatementPaginator(p: Pipeline, request: ListRequest, options: StatementListOptions = {}): StatementPaginator {
+export function createStatementPaginator(p: Context, request: ListRequest, options: StatementListOptions = {}): StatementPaginator {
   const { prefetch = 0, ...requestOptions } = options;
   if (prefetch !== 0 && prefetch !== 1) {
     throw new FdxValidationError([{ path: "prefetch", message: "must be 0 or 1" }]);
@@ -94,7 +97,7 @@ export function createStatementPaginator(p: Pipeline, request: ListRequest, opti
 }
 
 async function* walk(
-  p: Pipeline,
+  p: Context,
   request: ListRequest,
   options: RequestOptions,
   prefetch: boolean,
@@ -104,16 +107,31 @@ async function* walk(
   // With prefetch, a page may be in flight when the consumer stops: this cancels it.
   const ahead = prefetch ? new AbortController() : undefined;
   const sendOptions = ahead ? { ...options, signal: anySignal(options.signal, ahead.signal) } : options;
+  const path = buildPath("/statements/{version}/{providerId}/{accountId}", { version: p.versions.statements, ...request.path });
+  const firstUrl = p.productsUrl + path + buildQuery(request.query);
+  const origin = new URL(p.productsUrl).origin;
 
-  let load: (() => Promise<Loaded>) | undefined = () => loadFirst(p, request, sendOptions, requested);
+  let load: (() => Promise<Loaded>) | undefined = () => loadPage(p, firstUrl, firstUrl, sendOptions, requested);
   let pending: Promise<Loaded> | undefined;
   let previousUrl: string | undefined;
+  let empty = 0;
   try {
     while (load || pending) {
       const { url, page }: Loaded = await (pending ?? load!());
       pending = undefined;
-      const nextHref: string | undefined = page.nextHref;
-      load = nextHref === undefined ? undefined : () => loadNext(p, nextHref, sendOptions, requested);
+      let nextHref: string | undefined = page.nextHref;
+      let next: string | undefined;
+      if (nextHref !== undefined) next = nextHref;
+      else if (page.nextOffset !== undefined) {
+        // An FDX page object: the first request again, at the offset the provider names.
+        next = p.productsUrl + path + buildQuery({ ...request.query, offset: page.nextOffset });
+        nextHref = next.slice(origin.length);
+      }
+      empty = page.statements.length === 0 && next !== undefined ? empty + 1 : 0;
+      if (empty >= MAX_EMPTY_PAGES) {
+        throw refuseLink(nextHref!, `${MAX_EMPTY_PAGES} pages in a row held no statement (a provider paging forever)`);
+      }
+      load = next === undefined ? undefined : ((href) => () => loadPage(p, href, nextHref!, sendOptions, requested))(next);
       if (ahead && load) {
         pending = load();
         // Its failure belongs to the consumer's next step; until then it must not count as unhandled.
@@ -122,34 +140,19 @@ async function* walk(
       }
       const prevHref = page.prevHref ?? previousUrl;
       previousUrl = url;
-      yield { ...page, prevHref };
+      yield { statements: page.statements, nextHref, prevHref };
     }
   } finally {
     if (pending) ahead?.abort();
   }
 }
 
-async function loadFirst(p: Pipeline, request: ListRequest, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
-  let url = "";
-  const { response } = await p.statements.GET("/statements/{version}/{providerId}/{accountId}", {
-    params: { path: { version: p.versions.statements, ...request.path }, query: request.query },
-    headers: { Accept: "application/json" },
-    parseAs: "stream",
-    fetch: (req: Request) => {
-      url = req.url;
-      requested.add(url);
-      return sendRead(p, req, options);
-    },
-  });
-  return { url, page: await readPage(p, response as unknown as ReadResponse, url, options.signal) };
-}
-
-async function loadNext(p: Pipeline, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
-  const url = resolveHref(href, p.productsUrl).href;
-  if (requested.has(url)) {
-    throw refuseLink(href, `${url} was already requested (a loop)`);
-  }
+/** Requests one page: `target` is an href the server sent (or the URL the paginator built), `href` what errors quote. */
+async function loadPage(p: Context, target: string, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
+  const url = resolveHref(target, p.productsUrl).href;
+  if (requested.has(url)) throw refuseLink(href, `${url} was already requested (a loop)`);
   requested.add(url);
-  const response = await p.transport.send(new OutgoingRequest(url, { headers: { Accept: "application/json" } }), options, { readBody: true });
-  return { url, page: await readPage(p, response, url, options.signal) };
+  const { data, status, interactionId } = await request(p, { method: "GET", url, options }, "json");
+  if (p.validateResponses) await checkResponse(data, "statementList", status, interactionId);
+  return { url, page: readPage(data, status, interactionId) };
 }

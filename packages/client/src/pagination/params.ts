@@ -22,7 +22,7 @@ export interface StatementListParams {
 /** The first request's path and query, checked and serialisable. */
 export interface ListRequest {
   path: { providerId: string; accountId: string };
-  query: { startTime?: string | undefined; endTime?: string | undefined; offset?: number | string | undefined; limit?: number | undefined };
+  query: { startTime: string | undefined; endTime: string | undefined; offset: number | string | undefined; limit: number | undefined };
 }
 
 // ISO 8601 as the service uses it: a date, optionally a time, optionally an offset.
@@ -62,6 +62,6 @@ export function toListRequest(params: StatementListParams): ListRequest {
   const end = toInstant(endTime);
   if (start && end && start > end) issues.push({ path: "startTime", message: "must not be after endTime" });
   if (issues.length) throw new FdxValidationError(issues);
-  // An absent parameter stays undefined, and openapi-fetch's query serialiser sends nothing for it.
+  // An absent parameter stays undefined, and is not sent.
   return { path: { providerId, accountId }, query: { startTime: start?.toISOString(), endTime: end?.toISOString(), offset, limit } };
 }

@@ -1,8 +1,8 @@
 import type { RequestOptions } from "../core/options.js";
-import { requestJson, type Pipeline } from "../internal/pipeline.js";
+import { callBody, type Context } from "../internal/context.js";
+import { buildPath } from "../internal/paths.js";
 import { checkIds } from "../internal/validation.js";
 import type { ConsentGrant } from "../models.js";
-
 
 /** `client.consents`: consent grant lookup. */
 export interface ConsentsResource {
@@ -13,17 +13,12 @@ export interface ConsentsResource {
   get(consentId: string, options?: RequestOptions): Promise<ConsentGrant>;
 }
 
-export function consentsResource(p: Pipeline): ConsentsResource {
+export function consentsResource(ctx: Context): ConsentsResource {
   return {
     async get(consentId, options) {
       checkIds({ consentId });
-      const path = { version: p.versions.consents, consentId };
-      return await requestJson(
-        p,
-        options,
-        (fetch) => p.consents.GET("/consents/{version}/{consentId}", { params: { path }, fetch }),
-        "consent",
-      );
+      const url = ctx.baseUrl + buildPath("/consents/{version}/{consentId}", { version: ctx.versions.consents, consentId });
+      return await callBody(ctx, { method: "GET", url, options }, "consent");
     },
   };
 }

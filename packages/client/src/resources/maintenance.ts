@@ -1,8 +1,8 @@
 import type { RequestOptions } from "../core/options.js";
-import { requestJson, type Pipeline } from "../internal/pipeline.js";
+import { callBody, type Context } from "../internal/context.js";
+import { buildPath } from "../internal/paths.js";
 import { checkIds } from "../internal/validation.js";
 import type { MaintenanceNotification } from "../models.js";
-
 
 /** `client.maintenance`: maintenance notification details. */
 export interface MaintenanceResource {
@@ -10,17 +10,12 @@ export interface MaintenanceResource {
   get(notificationPayloadId: string, options?: RequestOptions): Promise<MaintenanceNotification>;
 }
 
-export function maintenanceResource(p: Pipeline): MaintenanceResource {
+export function maintenanceResource(ctx: Context): MaintenanceResource {
   return {
     async get(notificationPayloadId, options) {
       checkIds({ notificationPayloadId });
-      const path = { version: p.versions.notifications as "v1", notificationPayloadId };
-      return await requestJson(
-        p,
-        options,
-        (fetch) => p.notifications.GET("/notifications/{version}/maintenance/{notificationPayloadId}", { params: { path }, fetch }),
-        "maintenance",
-      );
+      const path = buildPath("/notifications/{version}/maintenance/{notificationPayloadId}", { version: ctx.versions.notifications, notificationPayloadId });
+      return await callBody(ctx, { method: "GET", url: ctx.baseUrl + path, options }, "maintenance");
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Pipeline } from "../internal/pipeline.js";
+import type { Context } from "../internal/context.js";
 import { downloadStatement, type DownloadOptions } from "../download/download.js";
 import type { StatementDocument } from "../download/document.js";
 import type { DownloadTarget } from "../download/target.js";
@@ -25,7 +25,7 @@ export interface StatementsResource {
   download(target: DownloadTarget, options?: DownloadOptions): Promise<StatementDocument>;
 }
 
-export function statementsResource(p: Pipeline): StatementsResource {
+export function statementsResource(p: Context): StatementsResource {
   return {
     list: (params, options) => createStatementPaginator(p, toListRequest(params), options),
     download: (target, options) => downloadStatement(p, target, options),

@@ -1,7 +1,9 @@
 import { FdxResponseError } from "../core/errors/index.js";
 import type { RequestOptions } from "../core/options.js";
-import { checkResponse, requestData, requestJson, type Pipeline } from "../internal/pipeline.js";
+import { callBody, checkResponse, type Context } from "../internal/context.js";
 import { isRecord } from "../internal/is-record.js";
+import { buildPath } from "../internal/paths.js";
+import { request, type Call } from "../internal/request.js";
 import { checkIds, subscriptionInputCheck, subscriptionUpdateCheck } from "../internal/validation.js";
 import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
 
@@ -23,81 +25,61 @@ export interface SubscriptionsResource {
   sendTestEvent(subscriptionId: string, options?: RequestOptions): Promise<Notification>;
 }
 
-export function subscriptionsResource(p: Pipeline): SubscriptionsResource {
-  const checkInput = subscriptionInputCheck(p.allowInsecureCallbackUrls);
-  const checkUpdate = subscriptionUpdateCheck(p.allowInsecureCallbackUrls);
-  // The spec allows only v1; a caller naming another version gets the server's 501/1106.
-  const version = () => p.versions.notifications as "v1";
-  const idPath = (subscriptionId: string) => {
+const json = (value: unknown) => ({ type: "application/json", text: JSON.stringify(value) });
+
+export function subscriptionsResource(ctx: Context): SubscriptionsResource {
+  const checkInput = subscriptionInputCheck(ctx.allowInsecureCallbackUrls);
+  const checkUpdate = subscriptionUpdateCheck(ctx.allowInsecureCallbackUrls);
+  const version = () => ctx.versions.notifications;
+  const collection = () => ctx.baseUrl + buildPath("/notifications/{version}/subscriptions", { version: version() });
+  const one = (subscriptionId: string) => {
     checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
-    return { version: version(), subscriptionId };
+    return ctx.baseUrl + buildPath("/notifications/{version}/subscriptions/{subscriptionId}", { version: version(), subscriptionId });
   };
 
   // Every method is async so that input errors reject the returned promise instead of throwing synchronously.
   return {
     async create(input, options) {
-      const body = checkInput(input);
-      return await requestJson(
-        p,
-        options,
-        (fetch) => p.notifications.POST("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, body, fetch }),
-        "subscription",
-      );
+      const body = json(checkInput(input));
+      return await callBody(ctx, { method: "POST", url: collection(), body, options }, "subscription");
     },
     async list(options) {
-      const { data, status } = await requestData(p, options, (fetch) =>
-        p.notifications.GET("/notifications/{version}/subscriptions", { params: { path: { version: version() } }, fetch }),
-      );
-      return await checkResponse(p, status, toSubscriptionArray(data, status), "subscriptions");
+      const { data, status, interactionId } = await request(ctx, { method: "GET", url: collection(), options }, "json");
+      const subscriptions = toSubscriptionArray(data, status, interactionId);
+      if (ctx.validateResponses) await checkResponse(subscriptions, "subscriptions", status, interactionId);
+      return subscriptions;
     },
     async get(subscriptionId, options) {
-      const path = idPath(subscriptionId);
-      return await requestJson(
-        p,
-        options,
-        (fetch) => p.notifications.GET("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, fetch }),
-        "subscription",
-      );
+      return await callBody(ctx, { method: "GET", url: one(subscriptionId), options }, "subscription");
     },
     async update(subscriptionId, patch, options) {
-      const path = idPath(subscriptionId);
-      const body = checkUpdate(patch);
-      return await requestJson(
-        p,
-        options,
-        (fetch) => p.notifications.PATCH("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, body, fetch }),
-        "subscription",
-      );
+      const url = one(subscriptionId);
+      const body = json(checkUpdate(patch));
+      return await callBody(ctx, { method: "PATCH", url, body, options }, "subscription");
     },
     async delete(subscriptionId, options) {
-      const path = idPath(subscriptionId);
-      // 204 has no body and a 200 `{ status }` carries nothing callers need: read either as text and drop it.
-      await requestData(p, options, (fetch) =>
-        p.notifications.DELETE("/notifications/{version}/subscriptions/{subscriptionId}", { params: { path }, parseAs: "text", fetch }),
-      );
+      // 204 has no body and a 200 `{ status }` carries nothing callers need: read as text and dropped.
+      const call: Call = { method: "DELETE", url: one(subscriptionId), options };
+      await request(ctx, call, "text");
     },
     async sendTestEvent(subscriptionId, options) {
-      // The id goes in the body; the path serialiser fills only `{version}` and ignores the rest.
-      const path = idPath(subscriptionId);
-      return await requestJson<Notification>(
-        p,
-        options,
-        (fetch) => p.notifications.POST("/notifications/{version}/test", { params: { path }, body: { id: subscriptionId }, fetch }),
-        "notification",
-      );
+      checkIds({ subscriptionId }, MAX_SUBSCRIPTION_ID);
+      const url = ctx.baseUrl + buildPath("/notifications/{version}/test", { version: version() });
+      return await callBody(ctx, { method: "POST", url, body: json({ id: subscriptionId }), options }, "notification");
     },
   };
 }
 
 /** The list response's shape is not shown by the service: an array, a wrapper object, or one subscription. */
-function toSubscriptionArray(data: unknown, status: number): Subscription[] {
-  if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }]);
+function toSubscriptionArray(data: unknown, status: number, interactionId: string | undefined): Subscription[] {
+  const fail = (message: string) => new FdxResponseError(status, [{ path: "", message }], { interactionId });
+  if (data === undefined) throw fail("response body is empty");
   if (Array.isArray(data)) return data as Subscription[];
   if (isRecord(data)) {
-    if ("subscriptionId" in data) return [data as unknown as Subscription];
+    if ("subscriptionId" in data) return [data as Subscription];
     const wrapped = data.notificationSubscriptions ?? data.subscriptions ?? Object.values(data).find(Array.isArray);
     if (Array.isArray(wrapped)) return wrapped as Subscription[];
     if (Object.keys(data).length === 0) return [];
   }
-  throw new FdxResponseError(status, [{ path: "", message: "expected an array of subscriptions" }]);
+  throw fail("expected an array of subscriptions");
 }

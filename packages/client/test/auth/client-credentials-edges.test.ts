@@ -78,8 +78,17 @@ describe("the token request", () => {
     expectNoSecret(error);
   });
 
-  it("a 2xx body that is not a JSON object is an FdxResponseError saying so", async () => {
-    const fetch = fetchWith(() => new Response("access_token=abc", { status: 200 }));
+  it("reads a form-encoded token answer, as some OAuth servers send", async () => {
+    const form = { "Content-Type": "application/x-www-form-urlencoded" };
+    const fetch = fetchWith(() => new Response("access_token=ab%2Fc&token_type=bearer&expires_in=60", { status: 200, headers: form }));
+    expect(await clientCredentials({ ...base, fetch })()).toBe("ab/c");
+    // Form fields under another media type are still a form.
+    const plain = fetchWith(() => new Response("access_token=xyz", { status: 200 }));
+    expect(await clientCredentials({ ...base, fetch: plain })()).toBe("xyz");
+  });
+
+  it("a 2xx body that is neither JSON nor a form is an FdxResponseError saying so", async () => {
+    const fetch = fetchWith(() => new Response("<html>welcome</html>", { status: 200 }));
     const error = (await rejection(clientCredentials({ ...base, fetch })())) as FdxResponseError;
     expect(error).toBeInstanceOf(FdxResponseError);
     expect(error.issues).toEqual([{ path: "access_token", message: "the token response is not a JSON object" }]);
@@ -108,13 +117,13 @@ describe("the token request", () => {
 });
 
 describe("failed token requests", () => {
-  it("a non-JSON error body: the status line as message, the text as body", async () => {
+  it("a plain-text error body is the message, as for any API error", async () => {
     const fetch = fetchWith(() => new Response("upstream broke", { status: 502 }));
     const error = (await rejection(clientCredentials({ ...base, fetch })())) as FdxApiError;
     expect(error).toBeInstanceOf(FdxApiError);
     expect(error.status).toBe(502);
     expect(error.code).toBeUndefined();
-    expect(error.message).toBe("HTTP 502");
+    expect(error.message).toBe("upstream broke");
     expect(error.body).toBe("upstream broke");
   });
 

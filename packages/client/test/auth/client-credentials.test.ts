@@ -159,7 +159,7 @@ describe("failures are typed and secret-free", () => {
     expectNoSecret(error);
   });
 
-  it("a custom fetch whose error quotes the request keeps it out of the cause", async () => {
+  it("a custom fetch whose error quotes the request: the cause is kept, redacted", async () => {
     const tokens = clientCredentials({
       ...options,
       fetch: async (request: Request) => {
@@ -168,7 +168,8 @@ describe("failures are typed and secret-free", () => {
     });
     const error = (await rejectionOf(tokens())) as FdxConnectionError;
     expect(error).toBeInstanceOf(FdxConnectionError);
-    expect(error.cause).toBeUndefined();
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((error.cause as Error).message).toBe("cannot send Basic [redacted] with grant_type=client_credentials&scope=notifications+consents");
     expectNoSecret(error);
   });
 

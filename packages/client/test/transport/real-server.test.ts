@@ -90,14 +90,20 @@ describe("timeouts", () => {
     await expect(client.consents.get("c-1", { timeoutMs: 10_000 })).resolves.toEqual(JSON.parse(grant));
   });
 
-  it("the timeout ends when headers arrive: a slow body still completes", async () => {
+  it("a JSON call's timeout covers its body: one that trickles times out, and is retried like any timeout", async () => {
+    let requests = 0;
     server = await startHttp((_, res) => {
+      requests++;
       res.writeHead(200, { "content-type": "application/json" });
       res.write(grant.slice(0, 5));
-      setTimeout(() => res.end(grant.slice(5)), 1_500);
+      // The rest never comes within the timeout: headers at once, then a trickle.
+      const trickle = setInterval(() => res.write(" "), 100);
+      res.on("close", () => clearInterval(trickle));
     });
-    // Generous margins: headers come at once, the body long after the timeout would have fired.
-    await expect(clientFor(server.url, { timeoutMs: 500 }).consents.get("c-1")).resolves.toEqual(JSON.parse(grant));
+    const error = await rejectionOf(clientFor(server.url, { timeoutMs: 300, maxRetries: 1 }).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxTimeoutError);
+    expect((error as FdxTimeoutError).message).toMatch(/timed out after 300 ms while reading the response$/);
+    expect(requests).toBe(2);
   });
 
   it("the timeout does not cover the token function", async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { backoffMs, isRetryable, parseRetryAfter } from "../../src/internal/retry.js";
+import { parseRetryAfter } from "../../src/core/errors/mapping.js";
+import { backoffMs, isRetryable } from "../../src/internal/retry.js";
 
 describe("backoff", () => {
   it("is full jitter below min(8 s, 0.5 s · 2^retry)", () => {

@@ -46,12 +46,13 @@ describe("createClient", () => {
     expectTypeOf<{ baseUrl: string }>().not.toExtend<ClientOptions>();
   });
 
-  it("RequestOptions has signal, timeoutMs, maxRetries and headers, all optional", () => {
+  it("RequestOptions has signal, timeoutMs, maxRetries, headers and interactionId, all optional", () => {
     expectTypeOf<RequestOptions>().toEqualTypeOf<{
       signal?: AbortSignal;
       timeoutMs?: number;
       maxRetries?: number;
       headers?: Record<string, string>;
+      interactionId?: string;
     }>();
   });
 });

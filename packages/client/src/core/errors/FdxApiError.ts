@@ -11,6 +11,8 @@ export interface FdxApiErrorInit {
   headers: Record<string, string>;
   method: string;
   url: string;
+  /** The response's `x-fapi-interaction-id`, else the id sent. */
+  interactionId?: string | undefined;
 }
 
 /**
@@ -33,6 +35,8 @@ export class FdxApiError extends FdxError {
   declare readonly method: string;
   /** Absolute URL of the request. */
   declare readonly url: string;
+  /** The response's `x-fapi-interaction-id` header, else the id the call sent: quote it to the provider's support. */
+  declare readonly interactionId: string | undefined;
 
   constructor(init: FdxApiErrorInit) {
     super(init.message);
@@ -43,5 +47,6 @@ export class FdxApiError extends FdxError {
     this.headers = init.headers;
     this.method = init.method;
     this.url = init.url;
+    this.interactionId = init.interactionId;
   }
 }

@@ -1,0 +1,78 @@
+// Redaction: no error the SDK throws may carry the bearer token or a client
+// secret, even when a server or a custom fetch echoes them back (DESIGN.md §3
+// "Errors"). Everything that comes from outside — a server's text, body and
+// headers, a platform or custom-fetch error — passes through here first.
+
+const REDACTED = "[redacted]";
+/** Shorter secrets are only replaced as whole words: "t" must not eat every letter t of a server's message. */
+const WHOLE_WORD_BELOW = 8;
+
+/** The forms a secret takes when echoed: as is, JSON-escaped (slashes too, as PHP does), URL- and form-encoded. */
+export function secretForms(secret: string): string[] {
+  if (!secret) return [];
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms = [secret, json, json.replaceAll("/", "\\/"), encodeURIComponent(secret), new URLSearchParams([["", secret]]).toString().slice(1)];
+  return [...new Set(forms)];
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Replaces every form of every secret in `text` by `[redacted]`. */
+export function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (!out.includes(secret)) continue;
+    out =
+      secret.length >= WHOLE_WORD_BELOW
+        ? out.replaceAll(secret, REDACTED)
+        : out.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, "g"), REDACTED);
+  }
+  return out;
+}
+
+/** `value` (parsed JSON, a header record) with every string redacted. */
+export function redactValue<T>(value: T, secrets: readonly string[], depth = 0): T {
+  if (secrets.length === 0) return value;
+  if (typeof value === "string") return redactText(value, secrets) as T;
+  if (typeof value !== "object" || value === null || depth > 32) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[redactText(key, secrets)] = redactValue(item, secrets, depth + 1);
+  return out as T;
+}
+
+/**
+ * A cause safe to keep: the error itself when nothing of it names a secret,
+ * else a copy (same name, code and chain) with every secret redacted. Error
+ * objects from a platform or a custom fetch may quote the request, headers
+ * and all.
+ */
+export function redactCause(cause: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (secrets.length === 0 || !mentions(cause, secrets)) return cause;
+  // Anything but an Error is dropped: its shape is unknown, so no copy of it is known to be clean.
+  if (!(cause instanceof Error) || depth > 4) return undefined;
+  const copy = new Error(redactText(cause.message, secrets));
+  copy.name = cause.name;
+  copy.stack = redactText(cause.stack ?? `${cause.name}: ${cause.message}`, secrets);
+  for (const [key, item] of Object.entries(cause)) {
+    if (key !== "cause" && (typeof item !== "object" || item === null)) {
+      (copy as unknown as Record<string, unknown>)[key] = typeof item === "string" ? redactText(item, secrets) : item;
+    }
+  }
+  if ("cause" in cause) copy.cause = redactCause(cause.cause, secrets, depth + 1);
+  return copy;
+}
+
+function mentions(value: unknown, secrets: readonly string[], depth = 0): boolean {
+  if (value === null || value === undefined || depth > 4) return false;
+  const hit = (text: string) => redactText(text, secrets) !== text;
+  if (typeof value !== "object") return hit(String(value));
+  if (value instanceof Error && (hit(value.message) || hit(value.stack ?? ""))) return true;
+  try {
+    if (hit(JSON.stringify(value) ?? "")) return true;
+  } catch {
+    // Not serialisable (a cycle, a getter that throws): it cannot be shown clean, so assume the worst.
+    return true;
+  }
+  return mentions((value as { cause?: unknown }).cause, secrets, depth + 1);
+}

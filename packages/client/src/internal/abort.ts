@@ -1,0 +1,121 @@
+// Abort and timer handling, in one place: the request path, the paginator,
+// the download body and retry waits all use these (and nothing else does it
+// by hand).
+import { FdxAbortError } from "../core/errors/index.js";
+
+const noop = () => {};
+
+/** The error for the caller's abort; the signal's reason is its `cause`. */
+export function abortError(signal: AbortSignal): FdxAbortError {
+  return new FdxAbortError(undefined, { cause: signal.reason });
+}
+
+/**
+ * Calls `listener` once when `signal` aborts (at once if it already has);
+ * returns the function that stops listening. The listener goes on a signal
+ * of our own that follows the caller's (`AbortSignal.any`), never on the
+ * caller's signal itself: fifty calls sharing one signal would otherwise
+ * pile fifty listeners on it (Node warns past ten). The returned function
+ * holds that signal, so it lives as long as someone may still stop it.
+ */
+export function onAbort(signal: AbortSignal | undefined, listener: () => void): () => void {
+  if (!signal) return noop;
+  if (signal.aborted) {
+    listener();
+    return noop;
+  }
+  const own = typeof AbortSignal.any === "function" ? AbortSignal.any([signal]) : signal;
+  own.addEventListener("abort", listener, { once: true });
+  return () => own.removeEventListener("abort", listener);
+}
+
+/** One signal that aborts with either of two, with no listener left on the caller's. */
+export function anySignal(caller: AbortSignal | undefined, own: AbortSignal): AbortSignal {
+  if (!caller) return own;
+  if (typeof AbortSignal.any === "function") return AbortSignal.any([caller, own]);
+  const controller = new AbortController();
+  const forward = (signal: AbortSignal) => () => controller.abort(signal.reason);
+  caller.addEventListener("abort", forward(caller), { once: true });
+  own.addEventListener("abort", forward(own), { once: true });
+  return controller.signal;
+}
+
+/** Waits `ms`, rejecting at once with `FdxAbortError` when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stop = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(abortError(signal!));
+    });
+    const timer = setTimeout(() => {
+      stop();
+      resolve();
+    }, ms);
+  });
+}
+
+/**
+ * Settles like `promise`, or rejects with `FdxAbortError` as soon as `signal`
+ * aborts (for waits no timer covers, such as the token function).
+ */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const stop = onAbort(signal, () => reject(abortError(signal)));
+    promise.then(resolve, reject).finally(stop);
+  });
+}
+
+/**
+ * The limits of one HTTP attempt: its timeout and the caller's signal.
+ *
+ * `signal` goes to fetch, so either cancels the connection. `race` settles a
+ * step of the attempt (the wait for headers, the body read) as soon as either
+ * fires, whether or not the platform noticed: a custom fetch may drop the
+ * `Request` it was given, and Node's fetch then loses the link from its
+ * signal after a garbage collection and never aborts (nodejs/node#55428;
+ * test/internal/abort.test.ts reproduces it).
+ */
+export interface Attempt {
+  readonly signal: AbortSignal;
+  /** Whether the timeout fired. */
+  readonly timedOut: boolean;
+  race<T>(step: Promise<T>): Promise<T>;
+  /** Ends the timeout (a download's headers arrived) and stops listening; the connection stays open. */
+  end(): void;
+}
+
+export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number): Attempt {
+  const controller = new AbortController();
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  stopped.catch(noop);
+  const signal = anySignal(caller, controller.signal);
+  const attempt = {
+    signal,
+    timedOut: false,
+    race: <T>(step: Promise<T>): Promise<T> => Promise.race([step, stopped]),
+    end() {
+      clearTimeout(timer);
+      unlisten();
+    },
+  };
+  const timer = setTimeout(() => {
+    attempt.timedOut = true;
+    const reason = new DOMException("The attempt timed out", "TimeoutError");
+    controller.abort(reason);
+    stop(reason);
+  }, timeoutMs);
+  // Listened to on the combined signal (never the caller's own): see onAbort.
+  const unlisten = caller ? listen(signal, () => stop(signal.reason)) : noop;
+  return attempt;
+}
+
+function listen(signal: AbortSignal, listener: () => void): () => void {
+  if (signal.aborted) {
+    listener();
+    return noop;
+  }
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
+}

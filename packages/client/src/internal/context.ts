@@ -1,0 +1,112 @@
+import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
+import type { ResponseKind } from "../schemas/responses.js";
+import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
+import { trimBase } from "./url.js";
+import { idCheck } from "./validation.js";
+
+/** A client's settings, checked once: what resources, pages and downloads need. */
+export interface Context extends Transport {
+  baseUrl: string;
+  productsUrl: string;
+  versions: ApiVersions;
+  allowInsecureCallbackUrls: boolean;
+  validateResponses: boolean;
+}
+
+const DEFAULT_VERSIONS: ApiVersions = { notifications: "v1", consents: "v1", statements: "v2" };
+const HOOK_NAMES = ["onRequest", "onResponse", "onRetry"] as const;
+
+/** Checks the options of `createClient`; throws `FdxValidationError` listing every bad one. */
+export function createContext(options: ClientOptions): Context {
+  const issues: FdxIssue[] = [];
+  const baseUrl = checkBaseUrl(options.baseUrl, "baseUrl", issues);
+  const productsUrl = checkBaseUrl(options.productsUrl ?? options.baseUrl, "productsUrl", issues);
+  if (!(typeof options.token === "function" || (typeof options.token === "string" && options.token !== ""))) {
+    issues.push({ path: "token", message: "must be a non-empty string or a function returning one" });
+  }
+  retryTimeoutIssues(options, issues);
+  const { maxResponseBytes = 16 * 1024 * 1024, interactionIds = true, hooks } = options;
+  if (!(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes >= 1)) issues.push({ path: "maxResponseBytes", message: "must be an integer >= 1" });
+  if (typeof interactionIds !== "boolean") issues.push({ path: "interactionIds", message: "must be a boolean" });
+  if (hooks !== undefined) {
+    if (typeof hooks !== "object" || hooks === null) issues.push({ path: "hooks", message: "must be an object" });
+    else {
+      for (const name of HOOK_NAMES) {
+        if (hooks[name] !== undefined && typeof hooks[name] !== "function") issues.push({ path: `hooks.${name}`, message: "must be a function" });
+      }
+    }
+  }
+  const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
+  // A version is a path segment too, checked as ids are: "." or ".." would climb out of the API's path.
+  const versionCheck = idCheck();
+  for (const [api, version] of Object.entries(versions)) {
+    const message = versionCheck(version);
+    if (message) issues.push({ path: `versions.${api}`, message });
+  }
+  if (issues.length) throw new FdxValidationError(issues);
+  return {
+    token: options.token,
+    fetch: options.fetch as FetchLike | undefined,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxRetries: options.maxRetries ?? 2,
+    maxResponseBytes,
+    interactionIds,
+    // No hook at all: the request path then skips building hook events.
+    hooks: hooks && HOOK_NAMES.some((name) => hooks[name]) ? hooks : undefined,
+    baseUrl,
+    productsUrl,
+    versions,
+    allowInsecureCallbackUrls: options.allowInsecureCallbackUrls ?? false,
+    validateResponses: options.validateResponses ?? false,
+  };
+}
+
+function checkBaseUrl(value: unknown, path: string, issues: FdxIssue[]): string {
+  if (typeof value === "string") {
+    try {
+      const url = new URL(value);
+      if ((url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username && !url.password) {
+        return trimBase(url.href);
+      }
+    } catch {
+      // reported below
+    }
+  }
+  issues.push({ path, message: "must be an absolute http(s) URL without query, fragment or credentials" });
+  return "";
+}
+
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * A call answering JSON: its parsed body (`undefined` when empty), checked
+ * against the `kind`'s schema when `validateResponses` is on.
+ */
+export async function callJson(ctx: Context, call: Call, kind?: ResponseKind): Promise<{ data: unknown; status: number }> {
+  const { data, status, interactionId } = await request(ctx, call, "json");
+  if (kind && ctx.validateResponses) await checkResponse(data, kind, status, interactionId);
+  return { data, status };
+}
+
+/** A call whose answer must be a JSON body. */
+export async function callBody<T>(ctx: Context, call: Call, kind: ResponseKind): Promise<T> {
+  const { data, status, interactionId } = await request(ctx, call, "json");
+  if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }], { interactionId });
+  // Awaited only when on: the check costs a promise turn on every call otherwise.
+  if (ctx.validateResponses) await checkResponse(data, kind, status, interactionId);
+  return data as T;
+}
+
+/** Checks a response body against its schema (`validateResponses`). */
+export async function checkResponse(value: unknown, kind: ResponseKind, status: number, interactionId: string | undefined): Promise<void> {
+  // zod and the response schemas load only for clients that opt in. A failed
+  // load (a browser that cannot fetch the chunk) is an FdxError like any other.
+  const { responseIssues } = await import("../schemas/responses.js").catch((error: unknown) => {
+    throw new FdxError("Loading the response schemas failed (see cause)", { cause: error });
+  });
+  const issues = responseIssues(kind, value);
+  if (issues.length) throw new FdxResponseError(status, issues, { interactionId });
+}

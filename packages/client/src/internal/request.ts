@@ -1,0 +1,324 @@
+// The one request function: every call, every page and every download goes
+// through `request` (DESIGN.md §9). It owns the headers and auth, the
+// interaction id, the hooks, each attempt's limits (timeout, the caller's
+// signal, the body cap), the retry loop and the error mapping, and hands back
+// the body text or the response stream.
+import {
+  FdxConnectionError,
+  FdxError,
+  FdxLinkError,
+  FdxResponseError,
+  FdxTimeoutError,
+  FdxValidationError,
+  type FdxIssue,
+} from "../core/errors/index.js";
+import { toApiError } from "../core/errors/mapping.js";
+import { redactCause, redactText, secretForms } from "../core/errors/redact.js";
+import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenProvider } from "../core/options.js";
+import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
+import { BodyTooLarge, readText } from "./body.js";
+import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
+import { clip } from "./text.js";
+import { uuid } from "./uuid.js";
+
+/** What the request function needs of a client (or of `clientCredentials`, which has no token and no hooks). */
+export interface Transport {
+  /** Absent for requests that carry their own `authorization` (the token endpoint). */
+  token: TokenProvider | undefined;
+  fetch: FetchLike | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  maxResponseBytes: number;
+  interactionIds: boolean;
+  hooks: ClientHooks | undefined;
+}
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** One call: what to send, and how to take the answer. */
+export interface Call {
+  method: Method;
+  /** Absolute URL. */
+  url: string;
+  /** The body, already serialised, with its media type. */
+  body?: { type: string; text: string };
+  /** Sent as `Accept`; `RequestOptions.headers` may override it. Default `application/json`. */
+  accept?: string;
+  /** Overrides the bearer token (the token endpoint's Basic credential). */
+  authorization?: string;
+  /** More strings no error may show (a client secret), beyond the bearer token. */
+  secrets?: readonly string[];
+  options: RequestOptions | undefined;
+}
+
+/** How to take a 2xx answer: its body parsed as JSON, as text, or left to stream. */
+export type Mode = "json" | "text" | "stream";
+
+/** A 2xx answer read whole (its body under `maxResponseBytes`). */
+export interface BodyAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body in `"json"` mode: `undefined` for an empty one (204). */
+  data: unknown;
+  interactionId: string | undefined;
+}
+
+/** A 2xx answer whose body is left to stream (downloads). */
+export interface StreamAnswer {
+  response: Response;
+  interactionId: string | undefined;
+}
+
+/** Error bodies are small; a proxy's error page is not worth holding whole. */
+const MAX_ERROR_BODY = 64 * 1024;
+const EMPTY: RequestOptions = {};
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Platforms refuse CR, LF, NUL and anything beyond Latin-1 — with a TypeError quoting the value, token and all.
+const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** Whether the platform takes `value` as a header value (checked before sending, so no error quotes it). */
+export const isHeaderValue = (value: unknown): value is string => typeof value === "string" && !BAD_HEADER_VALUE.test(value);
+
+interface Failure {
+  error: FdxError;
+  /** Undefined when no response arrived. */
+  status: number | undefined;
+  retryAfterMs: number | undefined;
+}
+
+/** Sends a call and reads its 2xx body (as JSON: a body that is not is an `FdxResponseError`). */
+export function request(t: Transport, call: Call, mode: "json" | "text"): Promise<BodyAnswer>;
+/** Sends a call and hands back its 2xx response, body unread (redirects followed; the timeout ends with the headers). */
+export function request(t: Transport, call: Call, mode: "stream"): Promise<StreamAnswer>;
+export async function request(t: Transport, call: Call, mode: Mode): Promise<BodyAnswer | StreamAnswer> {
+  const options = call.options ?? EMPTY;
+  const { signal } = options;
+  if (options.timeoutMs !== undefined || options.maxRetries !== undefined) {
+    const issues = retryTimeoutIssues(options);
+    if (issues.length) throw new FdxValidationError(issues);
+  }
+  const timeoutMs = options.timeoutMs ?? t.timeoutMs;
+  const maxRetries = options.maxRetries ?? t.maxRetries;
+  const interactionId = options.interactionId ?? headerValue(options.headers, "x-fapi-interaction-id") ?? (t.interactionIds ? uuid() : undefined);
+  const headers = callHeaders(call, options.headers, interactionId);
+
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw abortError(signal);
+    const authorization = call.authorization ?? `Bearer ${await resolveToken(t.token, signal)}`;
+    const outcome = await send(t, call, headers, authorization, { attempt, interactionId, timeoutMs, mode });
+    if (!("error" in outcome)) return outcome;
+    const { error, status, retryAfterMs } = outcome;
+    // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
+    if (attempt > maxRetries || !isRetryable(call.method, status) || (retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS) throw error;
+    const delayMs = retryAfterMs ?? backoffMs(attempt - 1);
+    if (t.hooks?.onRetry) await runHook("onRetry", t.hooks.onRetry, { ...event(call, attempt, interactionId), error, delayMs });
+    await sleep(delayMs, signal);
+  }
+}
+
+/**
+ * `timeoutMs` and `maxRetries`, of the client (added to its other issues) or
+ * of one call: integers >= 0 where given. One check for both places.
+ */
+export function retryTimeoutIssues(options: { timeoutMs?: unknown; maxRetries?: unknown }, issues: FdxIssue[] = []): FdxIssue[] {
+  for (const path of ["timeoutMs", "maxRetries"] as const) {
+    const value = options[path];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) issues.push({ path, message: "must be an integer >= 0" });
+  }
+  return issues;
+}
+
+/**
+ * The headers every attempt of a call sends, but `authorization`: lower-case
+ * names, so a caller's `accept` replaces ours instead of joining it. Checked
+ * once, here: a value the platform refuses would otherwise surface as a
+ * TypeError quoting it.
+ */
+function callHeaders(call: Call, extra: Record<string, string> | undefined, interactionId: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { accept: call.accept ?? "application/json" };
+  if (call.body) headers["content-type"] = call.body.type;
+  const issues: FdxIssue[] = [];
+  if (extra) {
+    for (const [name, value] of Object.entries(extra)) {
+      if (!HEADER_NAME.test(name) || !isHeaderValue(value)) {
+        issues.push({ path: `headers.${name}`, message: "is not a valid HTTP header" });
+      } else if (name.toLowerCase() !== "authorization") headers[name.toLowerCase()] = value;
+    }
+  }
+  if (interactionId !== undefined) {
+    if (interactionId === "" || !isHeaderValue(interactionId)) {
+      issues.push({ path: "interactionId", message: "must be a non-empty string valid in an HTTP header" });
+    } else headers["x-fapi-interaction-id"] = interactionId;
+  }
+  if (issues.length) throw new FdxValidationError(issues);
+  return headers;
+}
+
+function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (headers) for (const key in headers) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
+
+async function resolveToken(token: TokenProvider | undefined, signal: AbortSignal | undefined): Promise<string> {
+  let value: unknown = token;
+  if (typeof token === "function") {
+    try {
+      // The token function is not covered by the timeout, but the caller can still give up on it.
+      value = await raceAbort(Promise.resolve(token()), signal);
+    } catch (error) {
+      throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
+    }
+  }
+  if (typeof value !== "string" || value === "") {
+    throw new FdxValidationError([{ path: "token", message: "the token function must return a non-empty string" }]);
+  }
+  if (!isHeaderValue(value)) throw new FdxValidationError([{ path: "token", message: "is not a valid HTTP header value" }]);
+  return value;
+}
+
+interface AttemptInfo {
+  attempt: number;
+  interactionId: string | undefined;
+  timeoutMs: number;
+  mode: Mode;
+}
+
+/**
+ * One HTTP attempt: the answer, or the failure it ended in (for the retry
+ * loop to weigh). What no retry can mend — the caller's abort, a redirect, a
+ * body too large or not JSON, a throwing hook — is thrown.
+ */
+async function send(
+  t: Transport,
+  call: Call,
+  base: Record<string, string>,
+  authorization: string,
+  info: AttemptInfo,
+): Promise<BodyAnswer | StreamAnswer | Failure> {
+  const { method, url } = call;
+  const { attempt, interactionId, timeoutMs, mode } = info;
+  const stream = mode === "stream";
+  const signal = call.options?.signal;
+  const hooks = t.hooks;
+  // Only an error pays for the list of what to redact.
+  const secrets = () => [...secretForms(authorization.slice(authorization.indexOf(" ") + 1)), ...(call.secrets ?? [])];
+
+  let headers: Record<string, string> | Headers;
+  if (hooks?.onRequest) {
+    headers = new Headers(base);
+    await runHook("onRequest", hooks.onRequest, { ...event(call, attempt, interactionId), headers });
+    // Set after the hook, so no hook sees or replaces it.
+    headers.set("authorization", authorization);
+  } else headers = { ...base, authorization };
+
+  const limits = startAttempt(signal, timeoutMs);
+  const started = hooks?.onResponse ? performance.now() : 0;
+  let response: Response;
+  // Held until the attempt ends: Node's fetch follows a Request's signal only while the Request lives.
+  let held: Request | undefined;
+  try {
+    try {
+      const init: RequestInit = {
+        method,
+        headers,
+        body: call.body?.text,
+        // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
+        redirect: stream ? "follow" : "manual",
+        signal: limits.signal,
+      };
+      // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
+      // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
+      response = await limits.race(t.fetch ? t.fetch((held = new Request(url, init))) : globalThis.fetch(url, init));
+    } catch (cause) {
+      if (signal?.aborted) throw abortError(signal);
+      if (limits.timedOut) return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`, { interactionId }));
+      const s = secrets();
+      return failed(new FdxConnectionError(`${method} ${url} failed: ${describe(cause, s)}`, { cause: redactCause(cause, s), interactionId }));
+    }
+    const { status } = response;
+    if (hooks?.onResponse) {
+      const durationMs = performance.now() - started;
+      await runHook("onResponse", hooks.onResponse, { ...event(call, attempt, interactionId), status, headers: response.headers, durationMs }).catch(
+        (error: unknown) => {
+          void response.body?.cancel().catch(() => undefined);
+          throw error;
+        },
+      );
+    }
+    if (!stream && (response.type === "opaqueredirect" || (status >= 300 && status < 400))) {
+      void response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get("location");
+      throw new FdxLinkError(`${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`, location ?? url);
+    }
+    if (!response.ok) {
+      let text = "";
+      try {
+        text = await limits.race(readText(response, MAX_ERROR_BODY, true));
+      } catch {
+        if (signal?.aborted) throw abortError(signal);
+        // A body cut off mid-error still yields the status-based error.
+      }
+      const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: secrets() });
+      return { error, status, retryAfterMs };
+    }
+    if (stream) return { response, interactionId };
+    let text: string;
+    try {
+      text = await limits.race(readText(response, t.maxResponseBytes));
+    } catch (cause) {
+      if (signal?.aborted) throw abortError(signal);
+      if (cause instanceof BodyTooLarge) {
+        throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], { interactionId });
+      }
+      if (limits.timedOut) {
+        return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms while reading the response`, { interactionId }));
+      }
+      const s = secrets();
+      const message = `${method} ${url} failed while reading the response: ${describe(cause, s)}`;
+      return failed(new FdxConnectionError(message, { cause: redactCause(cause, s), interactionId }));
+    }
+    let data: unknown;
+    if (mode === "json" && text !== "") {
+      try {
+        data = JSON.parse(text);
+      } catch (cause) {
+        // The parser quotes the text, which may echo the token.
+        const s = secrets();
+        const message = `response body is not valid JSON (${redactText(clip((cause as Error).message), s)})`;
+        throw new FdxResponseError(status, [{ path: "", message }], { cause: redactCause(cause, s), interactionId });
+      }
+    }
+    return { status, headers: response.headers, text, data, interactionId };
+  } finally {
+    limits.end();
+    void held;
+  }
+}
+
+const failed = (error: FdxError): Failure => ({ error, status: undefined, retryAfterMs: undefined });
+
+const event = (call: Call, attempt: number, interactionId: string | undefined): HookEventBase => ({
+  method: call.method,
+  url: call.url,
+  attempt,
+  interactionId,
+});
+
+async function runHook<E>(name: string, hook: (event: E) => void | Promise<void>, payload: E): Promise<void> {
+  try {
+    await hook(payload);
+  } catch (error) {
+    throw new FdxError(`The ${name} hook threw (see cause)`, { cause: error });
+  }
+}
+
+// The platform error's own message names the cause (ECONNREFUSED, reset); redacted, as a custom fetch may quote headers.
+function describe(cause: unknown, secrets: readonly string[]): string {
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause;
+    const code = inner && typeof inner === "object" && "code" in inner ? ` (${String((inner as { code: unknown }).code)})` : "";
+    return redactText(`${cause.message}${code}`, secrets);
+  }
+  return redactText(String(cause), secrets);
+}
