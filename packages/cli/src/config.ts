@@ -1,4 +1,4 @@
-import { clientCredentials, createClient, type FdxClient, type TokenProvider } from "@fdxkit/client";
+import { clientCredentials, createClient, type ClientOptions, type FdxClient, type TokenProvider } from "@fdxkit/client";
 import { UsageError } from "./errors.js";
 import type { Output } from "./output.js";
 
@@ -145,10 +145,8 @@ export function verboseFetch(output: Output): (input: Request) => Promise<Respon
   };
 }
 
-/** What a command may observe of the client's attempts (DESIGN.md §3 "Hooks"); the export reads the 429s. */
-export interface CliHooks {
-  onRetry?: (event: { error: unknown; delayMs: number }) => void;
-}
+/** The client's hooks (DESIGN.md §3 "Hooks") a command may set: the export reads the 429s through `onRetry`. */
+export type CliHooks = NonNullable<ClientOptions["hooks"]>;
 
 /** The client for a resolved configuration. Registers its secrets with the output first. */
 export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHooks = {}): FdxClient {

@@ -343,9 +343,8 @@ describe("statements export: one account", () => {
         return page;
       },
     });
-    const outer = join(dir, "..");
-    const before = new Set(await readdir(outer));
-    const nested = join(dir, "out");
+    // Two levels of our own above the output: whatever escaped would land there (the system's tmpdir is shared).
+    const nested = join(dir, "outer", "out");
     try {
       const urls = { baseUrl: proxy.url, productsUrl: `${proxy.url}/products` };
       const result = await runCli(["statements", "export", ...RANGE, "--out", nested, ...mockFlags(urls), "--json"]);
@@ -355,8 +354,9 @@ describe("statements export: one account", () => {
       expect(files.names).toHaveLength(AVAILABLE);
       for (const name of files.names) expect(name).toMatch(new RegExp(`^${ACCOUNT_DIR}/(undated|\\d{4}-\\d{2}-\\d{2})_[0-9a-f]{16}\\.pdf$`));
       expect(files.names.filter((n) => n.includes("/undated_")).length).toBeGreaterThan(0);
-      expect(await readdir(dir)).toEqual(["out"]);
-      expect(new Set(await readdir(outer))).toEqual(before);
+      expect(await readdir(dir)).toEqual(["outer"]);
+      expect(await readdir(join(dir, "outer"))).toEqual(["out"]);
+      expect((await readdir(nested)).sort()).toEqual([ACCOUNT_DIR, "manifest.jsonl"]);
     } finally {
       await proxy.close();
     }

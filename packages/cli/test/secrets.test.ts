@@ -204,7 +204,7 @@ describe("statements export", () => {
       for (const extra of [[], ["--json"]]) {
         const result = await runCli([...args, ...extra]);
         expect(result.code).toBe(1);
-        expect(result.stderr).toContain("storage refused Bearer ***");
+        expect(result.stderr).toContain("storage refused Bearer [redacted]");
         expectNoSecret(result, CLIENT_SECRET, ACCESS_TOKEN);
       }
       const files = (await readdir(dir, { recursive: true })).map(String);
