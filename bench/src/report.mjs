@@ -115,7 +115,8 @@ export function toMarkdown(results) {
     out.push(
       `\`fdxkit statements export\` of ${e.accounts} accounts (${e.statements} statements listed, ${e.requests} requests: ${e.pages} list pages and one download per available statement) against the sandbox server with \`rateLimit: { limit: ${e.rateLimit.limit}, windowMs: ${e.rateLimit.windowMs} }\` and \`latencyMs: ${e.latencyMs}\`, default concurrency; median of ${e.runs} interleaved runs, a fresh sandbox each. ` +
         `The rate-limit bound is requests ÷ rate = ${e.boundMs} ms; *efficiency* is that bound over the export's time (from its first request to its last file; *with start-up* counts the whole process). ` +
-        "The baseline is the single-account export of before, run once per account in one process (no start-up counted), each worker retrying its own 429s.",
+        "The baseline is the single-account export of before (bench/src/export-single.mjs), one process per account, each worker retrying its own 429s. " +
+        "The row without a rate limit shows the machine's own pace: the rate-limited export cannot be faster than it, whatever the bound.",
       "",
     );
     out.push(
