@@ -55,6 +55,10 @@ export class FlagError extends UsageError {
  * command: the same SDK field is always the same flag.
  */
 export const FLAG_FOR_FIELD: Readonly<Record<string, string>> = {
+  baseUrl: "--base-url",
+  productsUrl: "--products-url",
+  timeoutMs: "--timeout",
+  maxRetries: "--max-retries",
   callbackUrl: "--callback-url",
   effectiveDate: "--effective-date",
   callbackEmail: "--callback-email",

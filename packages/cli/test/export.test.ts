@@ -92,17 +92,23 @@ async function mockPdf(href: string): Promise<Buffer> {
 
 const client = () => createClient({ baseUrl: mock.baseUrl, productsUrl: mock.productsUrl, token: TOKEN });
 
-/** What the service lists for an account over windows, each window through the client; none for an account without statements (1108). */
-async function listWindows(accountId: string, windows: { start: string; end: string }[]): Promise<Statement[]> {
-  const all: Statement[] = [];
+/**
+ * What the service lists for an account over windows, each window through
+ * the client (`none`: every window answered 404 with FDX code 1108, an
+ * account without statements).
+ */
+async function listWindows(accountId: string, windows: { start: string; end: string }[]): Promise<Statement[] & { none?: boolean }> {
+  const all: Statement[] & { none?: boolean } = [];
+  let notFound = 0;
   for (const w of windows) {
     try {
       all.push(...(await client().statements.list({ providerId: "sandbox-bank", accountId, startTime: w.start, endTime: w.end, limit: 100 }).toArray()));
     } catch (error) {
-      if (error instanceof FdxApiError && error.code === "1108") continue;
-      throw error;
+      if (!(error instanceof FdxApiError && error.code === "1108")) throw error;
+      notFound++;
     }
   }
+  all.none = notFound === windows.length;
   return all;
 }
 
@@ -423,7 +429,8 @@ describe("statements export: many accounts", () => {
         expect(entries.filter((e) => e.accountId === accountId).map((e) => e.statementId).sort(), accountId).toEqual(expected);
         const account = summary.accounts.find((a: { accountId: string }) => a.accountId === accountId);
         expect(account.listed).toBe(unique.size);
-        expect(account.noStatements).toBe(listed.length === 0 && summary.noStatements.includes(accountId));
+        expect(account.noStatements, accountId).toBe(listed.none);
+        expect(summary.noStatements.includes(accountId), accountId).toBe(listed.none);
       }
       // The statement dated on an edge was listed by two windows and saved once.
       expect(edgeListings).toBeGreaterThan(0);
@@ -496,6 +503,17 @@ describe("statements export: many accounts", () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe("statements export: refused credentials", () => {
+  it("stop the run at the first list: exit 3, the error, and no summary that could pass for a result", async () => {
+    const result = await runCli(["statements", "export", "--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--out", dir, ...mockFlags(mock, "wrong.token")]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^error: .*\(HTTP 401, FDX code 1205\)\n/m);
+    expect(result.stderr).not.toContain("ACC-1002");
+    expect((await inspect(dir)).names).toEqual([]);
   });
 });
 
