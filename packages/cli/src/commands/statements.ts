@@ -23,7 +23,7 @@ interface ListOptions {
 
 interface ExportCommandOptions {
   provider: string;
-  account: string[];
+  account?: string[];
   accountsFile?: string;
   from?: string;
   to?: string;
@@ -33,7 +33,7 @@ interface ExportCommandOptions {
   progress: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function registerStatements(program: FdxCommand, state: RunState): void {
   const statements = program.command("statements").description("account statements: list them, export their PDFs");
@@ -65,7 +65,7 @@ export function registerStatements(program: FdxCommand, state: RunState): void {
     .command("export")
     .description("download the statement PDFs of one or many accounts into a directory, with a manifest; a rerun resumes where the last one stopped")
     .needs("--provider <id>", "provider id")
-    .option("--account <id>", "an account to export (repeatable)", collect, [] as string[])
+    .option("--account <id>", "an account to export (repeatable)", collect)
     .option("--accounts-file <file>", "a file of account ids, one per line (blank lines and # comments skipped)")
     .option("--from <date>", "start of the range: YYYY-MM-DD or ISO 8601 (default: two years before --to)")
     .option("--to <date>", "end of the range: YYYY-MM-DD (the whole day) or ISO 8601 (default: now)")
@@ -99,7 +99,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       if (from.getTime() > to.getTime()) {
         throw new UsageError(`--from: must not be after --to (${from.toISOString()} > ${to.toISOString()}; --to defaults to now)`);
       }
-      const all = await readAccounts(options.account, options.accountsFile);
+      const all = await readAccounts(options.account ?? [], options.accountsFile);
       const accounts = shard ? all.filter((id) => shardOf(id, shard.count) === shard.index) : all;
       const output = ctx.output;
       // Resolves the configuration (a usage error when incomplete) before anything is written.
