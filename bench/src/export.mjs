@@ -109,7 +109,7 @@ async function baselineRun(mock, accounts) {
  * `runs` interleaved rounds of the CLI export and the baseline; medians.
  * Sizes: `accounts` (the seed's first N), `rateLimit`, `latencyMs`.
  */
-export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimit = { limit: 20, windowMs: 1000 }, latencyMs = 20 } = {}) {
+export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimit = { limit: 20, windowMs: 1000 }, latencyMs = 20, warmUp = true } = {}) {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first (pnpm --filter @fdxkit/cli run build)`);
   // One sandbox for every run: its rate-limit window is reset before each, and the PDFs it renders
   // stay cached, so the runs measure the exports and the rate limit rather than the sandbox's PDF rendering.
@@ -117,7 +117,7 @@ export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimi
   try {
     const accounts = mock.seed.accounts.slice(0, accountCount).map((a) => a.accountId);
     // Warm-up (unmeasured): renders every PDF once, and warms the file cache for Node and the CLI.
-    await multiAccountRun(mock, accounts);
+    if (warmUp) await multiAccountRun(mock, accounts);
 
     const cliRuns = [];
     const baseRuns = [];
@@ -133,7 +133,7 @@ export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimi
     const free = await sandbox({ latencyMs });
     const freeRuns = [];
     try {
-      await multiAccountRun(free, accounts);
+      if (warmUp) await multiAccountRun(free, accounts);
       for (let i = 0; i < runs; i++) freeRuns.push(await multiAccountRun(free, accounts));
     } finally {
       await free.close();

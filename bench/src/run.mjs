@@ -39,7 +39,7 @@ export const SIZES = {
     pagination: { pages: 3, perPage: 5, rounds: 1, slowRounds: 1, workMs: 1 },
     download: { bytes: 256 * 1024, timeRuns: 1, memoryRuns: 1 },
     importTime: { runs: 1 },
-    export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20 },
+    export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20, warmUp: false },
   },
 };
 

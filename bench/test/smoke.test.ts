@@ -66,5 +66,6 @@ describe("bench harness, smoke mode", () => {
     for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit"]) {
       expect(markdown).toContain(heading);
     }
-  });
+    // Every section, the export's child processes included: minutes on a loaded two-core machine.
+  }, 180_000);
 });
