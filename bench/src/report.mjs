@@ -113,10 +113,11 @@ export function toMarkdown(results) {
     const e = results.export;
     out.push("", "## Bulk export against a rate limit", "");
     out.push(
-      `\`fdxkit statements export\` of ${e.accounts} accounts (${e.statements} statements listed, ${e.requests} requests: ${e.pages} list pages and one download per available statement) against the sandbox server with \`rateLimit: { limit: ${e.rateLimit.limit}, windowMs: ${e.rateLimit.windowMs} }\` and \`latencyMs: ${e.latencyMs}\`, default concurrency; median of ${e.runs} interleaved runs, a fresh sandbox each. ` +
+      `\`fdxkit statements export\` of ${e.accounts} accounts (${e.statements} statements listed, ${e.requests} requests: ${e.pages} list pages and one download per available statement) against the sandbox server with \`rateLimit: { limit: ${e.rateLimit.limit}, windowMs: ${e.rateLimit.windowMs} }\` and \`latencyMs: ${e.latencyMs}\`, default concurrency; median of ${e.runs} interleaved runs on one sandbox, its PDFs rendered once in a warm-up and its rate-limit window reset before each run. ` +
         `The rate-limit bound is requests ÷ rate = ${e.boundMs} ms; *efficiency* is that bound over the export's time (from its first request to its last file; *with start-up* counts the whole process). ` +
         "The baseline is the single-account export of before (bench/src/export-single.mjs), one process per account, each worker retrying its own 429s. " +
-        "The row without a rate limit shows the machine's own pace: the rate-limited export cannot be faster than it, whatever the bound.",
+        "The row without a rate limit shows the machine's own pace: the rate-limited export cannot be faster than it, whatever the bound. " +
+        "The sandbox answers a 429 with `Retry-After` in whole seconds (at least 1), which every worker honours: 75 requests at 20 per window take three full pauses of a second, plus the bursts between them at the machine's pace.",
       "",
     );
     out.push(
