@@ -132,11 +132,11 @@ describe("maintenance and consents", () => {
     expect(text.stdout).toContain("Parties");
   });
 
-  it("consents get of an unknown id: exit 4, code 1104 and debugMessage", async () => {
+  it("consents get of an unknown id: exit 4 with the service's not-found code, and no debugMessage line", async () => {
     const result = await runCli(["consents", "get", "consent-nope", ...flags]);
     expect(result.code).toBe(4);
-    expect(result.stderr).toContain("error: Consent not found (HTTP 404, FDX code 1104)");
-    expect(result.stderr).toMatch(/debugMessage: .*consent-nope/);
+    expect(result.stderr).toContain("error: resource not found (HTTP 404, FDX code NotFound)");
+    expect(result.stderr).not.toContain("debugMessage");
   });
 });
 
@@ -170,7 +170,8 @@ describe("statements list", () => {
   it("an unknown account is exit 4; a bad date is exit 2; a range over two years is the server's 400 (exit 2)", async () => {
     const unknown = await runCli(["statements", "list", "--provider", provider(), "--account", "ACC-9", ...flags]);
     expect(unknown.code).toBe(4);
-    expect(unknown.stderr).toContain("FDX code 701");
+    expect(unknown.stderr).toContain("error: Account not found (HTTP 404, FDX code 701)");
+    expect(unknown.stderr).toContain('debugMessage: Unknown account "ACC-9"');
     const badDate = await runCli(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--from", "2025-02-30", ...flags]);
     expect(badDate.code).toBe(2);
     expect(badDate.stderr).toMatch(/^error: --from: must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time .*\(got "2025-02-30"\)\n/);

@@ -1,29 +1,36 @@
+import { MAX_BODY_BYTES, readLimitedBody } from "./body.js";
 import { DeliveryQueue, type DeliveryOptions, type WebhookDelivery } from "./delivery.js";
+import { DocumentSigner } from "./documents.js";
 import {
   CORS_HEADERS,
+  INTERACTION_ID,
   internalServerError,
   invalidInput,
   maintenanceMethodNotAllowed,
   methodNotAllowed,
   notFound,
+  payloadTooLarge,
   scheduledMaintenance,
   tooManyRequests,
   unauthorized,
   versionNotSupported,
 } from "./errors.js";
+import { FaultInjector, type FaultKind, type FaultOptions } from "./faults.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { allowedMethods, matchRoute, splitPath, type Route, type RouteMatch } from "./router.js";
 import { consentRoutes } from "./routes/consents.js";
 import { maintenanceRoutes } from "./routes/maintenance.js";
-import { statementRoutes } from "./routes/statements.js";
+import { serveDocument, statementRoutes } from "./routes/statements.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { testEventRoutes } from "./routes/test-event.js";
 import { SANDBOX_TOKEN, seedCopy, type MockSeed } from "./seed.js";
-import type { AppState } from "./state.js";
+import type { AppState, Variations } from "./state.js";
 import type { Subscription } from "./types.js";
 
 /** Default `baseUrl` of the msw handlers and of a bare `createMockApp()`. */
 export const DEFAULT_BASE_URL = "https://sandbox.fdxkit.test";
+/** Default `documentsUrl` of the msw handlers and of `createMockApp()` with `documents: "redirect"`. */
+export const DEFAULT_DOCUMENTS_URL = "https://documents.sandbox.fdxkit.test";
 
 /** Options shared by `createMockApp`, `startMockServer` and `createMockHandlers`. */
 export interface MockOptions {
@@ -33,6 +40,29 @@ export interface MockOptions {
   rateLimit?: RateLimitOptions;
   /** Webhook delivery of test events (attempts, backoff, timeout, fetch). */
   delivery?: DeliveryOptions;
+  /**
+   * How statement pages say where the next one is. `"links"` (default):
+   * `links.next.href` / `links.prev.href`. `"page"`: an FDX page object
+   * `page: { nextOffset, totalElements }` and no `links`; the next page is the
+   * first URL with `offset=<nextOffset>`.
+   */
+  pagination?: "links" | "page";
+  /** `false`: pages carry no `links.prev` (nor `page.prevOffset`), as some providers do. Default `true`. */
+  prevLinks?: boolean;
+  /**
+   * `"direct"` (default): a statement GET answers the PDF. `"redirect"`: it
+   * answers 302 to a signed single-statement URL on a second origin
+   * (`documentsUrl`) that refuses any request carrying `Authorization`.
+   */
+  documents?: "direct" | "redirect";
+  /** Milliseconds to wait before every answer. Default 0. */
+  latencyMs?: number;
+  /**
+   * `{ rate, seed? }`: that share of requests (0–1) gets a fault instead of its
+   * answer — 503 Scheduled Maintenance, 429 with `Retry-After: 1`, or (real
+   * server only) a connection reset — the same sequence for the same `seed`.
+   */
+  faults?: FaultOptions;
 }
 
 /** Options of {@link createMockApp}. */
@@ -41,6 +71,11 @@ export interface MockAppOptions extends MockOptions {
   baseUrl?: string;
   /** Where statement paths live. Default: `baseUrl` + `/products`. */
   productsUrl?: string;
+  /**
+   * The second origin documents are served from with `documents: "redirect"`
+   * (another origin than `baseUrl` and `productsUrl`). Default `https://documents.sandbox.fdxkit.test`.
+   */
+  documentsUrl?: string;
 }
 
 /** Controls and state of a mock instance (the app, the server and the msw handlers all expose them). */
@@ -49,6 +84,10 @@ export interface MockControls {
   readonly productsUrl: string;
   /** The bearer token the mock expects. */
   readonly token: string;
+  /** The origin signed document URLs point to with `documents: "redirect"`; `undefined` otherwise. */
+  readonly documentsUrl: string | undefined;
+  /** Faults injected so far by the `faults` option (0 without it). */
+  readonly faultCount: number;
   /** Seeded data, the same for every instance (a copy: changing it changes nothing served). */
   readonly seed: MockSeed;
   /** Snapshots of the webhook deliveries of test events, oldest first. */
@@ -61,7 +100,7 @@ export interface MockControls {
   failNext(count?: number): void;
   /** Resolves when no webhook delivery is in flight. */
   idle(): Promise<void>;
-  /** Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit window and `failNext` cleared. */
+  /** Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit window, `failNext` and the fault sequence restarted. */
   reset(): void;
 }
 
@@ -77,16 +116,59 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
+const PREFLIGHT_HEADERS = `Authorization, Content-Type, Accept, ${INTERACTION_ID}`;
+const ALLOWED_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
+
 function preflight(request: Request): Response {
   return new Response(null, {
     status: 204,
     headers: {
-      "Access-Control-Allow-Methods": "GET, POST, PATCH, DELETE, OPTIONS",
+      Allow: ALLOWED_METHODS,
+      "Access-Control-Allow-Methods": ALLOWED_METHODS,
       // Echo what the browser asks for, so custom request headers work too.
-      "Access-Control-Allow-Headers": request.headers.get("Access-Control-Request-Headers") ?? "Authorization, Content-Type, Accept",
+      "Access-Control-Allow-Headers": request.headers.get("Access-Control-Request-Headers") ?? PREFLIGHT_HEADERS,
       "Access-Control-Max-Age": "600",
     },
   });
+}
+
+/**
+ * Adds what every answer carries: CORS headers and `x-fapi-interaction-id`
+ * (the request's, else a new UUID). A network error (a reset) carries nothing.
+ */
+export function finishResponse(response: Response, requestInteractionId: string | null): Response {
+  if (response.type === "error") return response;
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  response.headers.set(INTERACTION_ID, requestInteractionId || globalThis.crypto.randomUUID());
+  return response;
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[]): T {
+  if (value === undefined) return allowed[0] as T;
+  if (!allowed.includes(value)) throw new TypeError(`${name} must be ${allowed.map((a) => JSON.stringify(a)).join(" or ")}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function checkVariations(options: MockOptions): Variations & { latencyMs: number } {
+  const latencyMs = options.latencyMs ?? 0;
+  if (typeof latencyMs !== "number" || !Number.isFinite(latencyMs) || latencyMs < 0) {
+    throw new RangeError(`latencyMs must be a finite number >= 0, got ${String(latencyMs)}`);
+  }
+  if (options.prevLinks !== undefined && typeof options.prevLinks !== "boolean") throw new TypeError("prevLinks must be a boolean");
+  return {
+    pagination: oneOf("pagination", options.pagination, ["links", "page"] as const),
+    documents: oneOf("documents", options.documents, ["direct", "redirect"] as const),
+    prevLinks: options.prevLinks ?? true,
+    latencyMs,
+  };
+}
+
+/** What a transport adds to the app: the real server can reset connections, msw cannot. */
+export interface Transport {
+  /** Fault kinds the transport can carry out. */
+  faultKinds: readonly FaultKind[];
 }
 
 /**
@@ -96,18 +178,34 @@ function preflight(request: Request): Response {
  * name reaches it.
  */
 export function createMockApp(options: MockAppOptions = {}): MockApp {
+  return createApp(options, { faultKinds: ["maintenance", "rate-limit"] });
+}
+
+/** {@link createMockApp} for a given transport (the real server adds connection resets). */
+export function createApp(options: MockAppOptions, transport: Transport): MockApp {
   const baseUrl = trimSlash(new URL(options.baseUrl ?? DEFAULT_BASE_URL).href);
   const productsUrl = trimSlash(new URL(options.productsUrl ?? `${baseUrl}/products`).href);
+  const { latencyMs, ...variations } = checkVariations(options);
+  let documents: DocumentSigner | undefined;
+  if (variations.documents === "redirect") {
+    documents = new DocumentSigner(options.documentsUrl ?? DEFAULT_DOCUMENTS_URL);
+    if ([baseUrl, productsUrl].some((url) => new URL(url).origin === documents?.origin)) {
+      throw new TypeError("documentsUrl must be another origin than baseUrl and productsUrl");
+    }
+  }
   const token = options.token ?? SANDBOX_TOKEN;
   const seed = seedCopy();
   const deliveries = new DeliveryQueue(options.delivery);
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const faults = options.faults ? new FaultInjector(options.faults, transport.faultKinds) : undefined;
   const state: AppState = {
     baseUrl,
     productsPath: trimSlash(new URL(productsUrl).pathname),
     subscriptions: new Map(),
     deliveries,
     pdfCache: new Map(),
+    variations,
+    documents,
   };
   const areas: [prefix: string, routes: Route[]][] = [
     [state.productsPath, statementRoutes(state)],
@@ -138,14 +236,25 @@ export function createMockApp(options: MockAppOptions = {}): MockApp {
     return undefined;
   }
 
-  // Order: preflight, maintenance, rate limit, path, method, token, version, handler.
+  function fault(kind: FaultKind): Response {
+    if (kind === "reset") return Response.error();
+    return kind === "maintenance" ? scheduledMaintenance() : tooManyRequests(1);
+  }
+
+  // Order: preflight, fault, documents origin, maintenance, rate limit, path,
+  // method, token, version, body size, handler. Nothing reads the body before
+  // the token is checked.
   async function handle(request: Request): Promise<Response> {
     if (request.method === "OPTIONS") return preflight(request);
+    const kind = faults?.next();
+    if (kind) return fault(kind);
+    const url = new URL(request.url);
+    // An object store: no maintenance, rate limit or bearer token of the API.
+    if (documents && url.origin === documents.origin) return serveDocument(state, request);
     if (maintenance) return scheduledMaintenance();
     const retryAfter = rateLimiter?.take();
     if (retryAfter !== undefined) return tooManyRequests(retryAfter);
 
-    const url = new URL(request.url);
     const match = locate(url.pathname);
     if (match === "malformed") return invalidInput("Malformed percent-encoding in the path");
     if (!match) return notFound();
@@ -163,7 +272,9 @@ export function createMockApp(options: MockAppOptions = {}): MockApp {
       failures--;
       throw new Error("failNext: simulated unprocessed request");
     }
-    return handler({ request, url, params });
+    const body = await readLimitedBody(request);
+    if (!body) return payloadTooLarge(MAX_BODY_BYTES);
+    return handler({ request, url, params, body });
   }
 
   return {
@@ -171,6 +282,10 @@ export function createMockApp(options: MockAppOptions = {}): MockApp {
     productsUrl,
     token,
     seed,
+    documentsUrl: documents?.origin,
+    get faultCount() {
+      return faults?.count ?? 0;
+    },
     get deliveries() {
       return deliveries.records;
     },
@@ -178,14 +293,14 @@ export function createMockApp(options: MockAppOptions = {}): MockApp {
       return [...state.subscriptions.values()].map((s) => ({ ...s }));
     },
     async fetch(request) {
+      if (latencyMs > 0) await delay(latencyMs);
       let response: Response;
       try {
         response = await handle(request);
       } catch {
         response = internalServerError();
       }
-      for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
-      return response;
+      return finishResponse(response, request.headers.get(INTERACTION_ID));
     },
     setMaintenance(on) {
       maintenance = on;
@@ -198,6 +313,7 @@ export function createMockApp(options: MockAppOptions = {}): MockApp {
       state.subscriptions.clear();
       deliveries.clear();
       rateLimiter?.reset();
+      faults?.reset();
       maintenance = false;
       failures = 0;
     },

@@ -2,38 +2,89 @@ import { parseArgs } from "node:util";
 import { startMockServer } from "./server.js";
 
 const USAGE = `Usage: fdxkit-mock [--port 4010] [--host 127.0.0.1] [--token TOKEN]
+                   [--latency MS] [--faults RATE] [--fault-seed N] [--pagination links|page]
+                   [--no-prev-links] [--redirect-documents]
 
-Starts the fdxkit sandbox (notifications, consents, statements) over HTTP.`;
+Starts the fdxkit sandbox (notifications, consents, statements) over HTTP.
+
+Provider variations:
+  --latency MS           wait MS milliseconds before every answer
+  --faults RATE          that share of requests (0-1) gets 503, 429 or a connection reset
+  --fault-seed N         seed of the fault sequence (default: random)
+  --pagination page      FDX page objects (page.nextOffset) instead of links
+  --no-prev-links        pages carry no links.prev
+  --redirect-documents   statement GETs answer 302 to a signed URL on a second origin`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function number(flag: string, text: string | undefined, check: (n: number) => boolean): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !check(value)) fail(`Invalid ${flag} ${text}`);
+  return value;
+}
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: "string", default: "4010" },
-      host: { type: "string", default: "127.0.0.1" },
-      token: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: "string", default: "4010" },
+        host: { type: "string", default: "127.0.0.1" },
+        token: { type: "string" },
+        latency: { type: "string" },
+        faults: { type: "string" },
+        "fault-seed": { type: "string" },
+        pagination: { type: "string" },
+        "no-prev-links": { type: "boolean" },
+        "redirect-documents": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
   if (values.help) {
     console.log(USAGE);
     return;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`Invalid --port ${values.port}\n\n${USAGE}`);
-    process.exit(2);
+  const port = number("--port", values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535) as number;
+  const latencyMs = number("--latency", values.latency, (n) => Number.isFinite(n) && n >= 0);
+  const rate = number("--faults", values.faults, (n) => n >= 0 && n <= 1);
+  const seed = number("--fault-seed", values["fault-seed"], Number.isSafeInteger);
+  if (values.pagination !== undefined && values.pagination !== "links" && values.pagination !== "page") {
+    fail(`Invalid --pagination ${values.pagination} (links or page)`);
   }
 
-  const mock = await startMockServer({ port, host: values.host, token: values.token });
-  const { seed } = mock;
+  const mock = await startMockServer({
+    port,
+    host: values.host,
+    token: values.token,
+    latencyMs,
+    faults: rate === undefined ? undefined : { rate, seed },
+    pagination: values.pagination,
+    prevLinks: !values["no-prev-links"],
+    documents: values["redirect-documents"] ? "redirect" : "direct",
+  });
+  const { seed: data } = mock;
+  const variations = [
+    latencyMs ? `latency ${latencyMs} ms` : "",
+    rate === undefined ? "" : `faults ${rate}${seed === undefined ? "" : ` (seed ${seed})`}`,
+    values.pagination === "page" ? "page objects" : "",
+    values["no-prev-links"] ? "no prev links" : "",
+    values["redirect-documents"] ? "documents by redirect" : "",
+  ].filter(Boolean);
   console.log(`fdxkit mock listening
   base URL:     ${mock.baseUrl}
-  products URL: ${mock.productsUrl}
-  token:        ${mock.token}
-  provider:     ${seed.providerId}
-  accounts:     ${seed.accounts.map((a) => a.accountId).join(", ")}
-  consents:     ${seed.consents.map((c) => `${c.id} (${c.status})`).join(", ")}
-  maintenance:  ${seed.maintenance.map((m) => m.id).join(", ")}
+  products URL: ${mock.productsUrl}${mock.documentsUrl ? `\n  documents:    ${mock.documentsUrl}` : ""}
+  token:        ${mock.token}${variations.length ? `\n  variations:   ${variations.join(", ")}` : ""}
+  provider:     ${data.providerId}
+  accounts:     ${data.accounts.map((a) => a.accountId).join(", ")}
+  consents:     ${data.consents.map((c) => `${c.id} (${c.status})`).join(", ")}
+  maintenance:  ${data.maintenance.map((m) => m.id).join(", ")}
 Press Ctrl-C to stop.`);
 
   const stop = () => {

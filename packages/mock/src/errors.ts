@@ -1,5 +1,6 @@
-// FDX error bodies of the service description (§7), plus the codes the mock
-// chose where the description shows none (documented in the package README).
+// FDX error bodies of the service description (§7), of FDX 5.2 and the real
+// service's statement documentation where the description shows none, and the
+// few choices of the mock (all documented in the package README).
 
 /** An FDX error object (`code`, `message`, optional `debugMessage`). */
 export interface FdxErrorBody {
@@ -8,7 +9,10 @@ export interface FdxErrorBody {
   debugMessage?: string;
 }
 
-const CORS_EXPOSED = "Content-Length, Content-Type, Retry-After";
+/** FDX's correlation header: echoed from the request, or a new UUID, on every answer. */
+export const INTERACTION_ID = "x-fapi-interaction-id";
+
+const CORS_EXPOSED = `Content-Length, Content-Type, Retry-After, ${INTERACTION_ID}`;
 
 /** A JSON response; CORS headers are added once, in the app. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -43,13 +47,22 @@ export const maintenanceNotFound = () => json(404, { code: "NotFound", message: 
 export const maintenanceMethodNotAllowed = (allow: readonly string[]) =>
   new Response("Method Not Allowed", { status: 405, headers: { "Content-Type": "text/plain; charset=utf-8", Allow: allow.join(", ") } });
 
-// Choices of the mock where the service description shows no error.
-export const consentNotFound = (id: string) => fdxError(404, "1104", "Consent not found", `No consent grant with id ${JSON.stringify(id)}`);
-export const accountNotFound = (debugMessage: string) => fdxError(404, "701", "Account not found", debugMessage);
-export const statementNotFound = (debugMessage: string) => fdxError(404, "1108", "Statement not found", debugMessage);
-export const invalidDateRange = (debugMessage: string) => fdxError(400, "703", "Invalid date range", debugMessage);
-export const notAcceptable = (available: readonly string[]) =>
-  fdxError(406, "406", "Not Acceptable", `Available media types: ${available.join(", ")}`);
+// Statement calls: FDX 5.2's core API and the real service's statement
+// documentation, with integer codes as that documentation shows them.
+export const accountNotFound = (debugMessage: string) => fdxError(404, 701, "Account not found", debugMessage);
+export const noStatements = (debugMessage: string) => fdxError(404, 1108, "Statements not found for given Account", debugMessage);
+export const statementNotFound = (debugMessage: string) => fdxError(404, 1104, "Statement id not found for Account", debugMessage);
+export const statementProcessing = () => fdxError(400, 1300, "Statement is Processing", "The statement document is still being produced");
+export const invalidDate = (debugMessage: string) => fdxError(400, 702, "Invalid start or end date", debugMessage);
+export const invalidDateRange = (debugMessage: string) => fdxError(400, 703, "Invalid date range", debugMessage);
+export const contentTypeNotSupported = (available: readonly string[]) =>
+  fdxError(406, 1203, "Content Type not Supported", `Available media types: ${available.join(", ")}`);
+/** Bad `offset`, `limit` or cursor of a statement page (integer code, like the other statement errors). */
+export const statementInvalidInput = (debugMessage: string) => fdxError(400, 401, "Invalid Input", debugMessage);
+
+// Limits of a shared sandbox.
+export const payloadTooLarge = (limit: number) =>
+  fdxError(413, "413", "Payload Too Large", `The request body exceeds ${limit} bytes`);
 
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "Access-Control-Allow-Origin": "*",

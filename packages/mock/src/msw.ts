@@ -12,7 +12,9 @@ export type MockHandlers = HttpHandler[] & { readonly mock: MockApp };
 
 /**
  * msw request handlers that answer `baseUrl` (default `https://sandbox.fdxkit.test`)
- * and `productsUrl` (default `baseUrl` + `/products`) from one in-memory mock.
+ * and `productsUrl` (default `baseUrl` + `/products`) from one in-memory mock,
+ * and with `documents: "redirect"` its `documentsUrl` (default
+ * `https://documents.sandbox.fdxkit.test`).
  *
  * @example
  * const handlers = createMockHandlers();
@@ -23,7 +25,7 @@ export type MockHandlers = HttpHandler[] & { readonly mock: MockApp };
 export function createMockHandlers(options: MockHandlersOptions = {}): MockHandlers {
   const { app: given, ...appOptions } = options;
   const app = given ?? createMockApp(appOptions);
-  const prefixes = [...new Set([app.productsUrl, app.baseUrl])];
+  const prefixes = [...new Set([app.productsUrl, app.baseUrl, ...(app.documentsUrl ? [app.documentsUrl] : [])])];
   const handlers = prefixes.map((prefix) => http.all(`${prefix}/*`, ({ request }) => app.fetch(request)));
   return Object.assign(handlers, { mock: app });
 }

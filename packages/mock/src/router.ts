@@ -5,6 +5,8 @@ export interface RouteContext {
   request: Request;
   url: URL;
   params: Record<string, string>;
+  /** The request body, read by the app within its size limit (empty when there is none). */
+  body: Uint8Array;
 }
 
 export type Handler = (context: RouteContext) => Response | Promise<Response>;

@@ -38,10 +38,15 @@ const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "Ju
 const PROVIDER_ID = "sandbox-bank";
 
 const ACCOUNTS = [
-  { accountId: "ACC-1001", product: "Everyday Checking" },
-  { accountId: "ACC-1002", product: "High-Yield Savings" },
-  { accountId: "ACC-1003", product: "Rewards Credit Card" },
+  { accountId: "ACC-1001", product: "Everyday Checking", cycle: "monthly" },
+  { accountId: "ACC-1002", product: "High-Yield Savings", cycle: "monthly" },
+  { accountId: "ACC-1003", product: "Rewards Credit Card", cycle: "monthly" },
+  // More statements than one page of the default limit (50) or the maximum (100) holds.
+  { accountId: "ACC-1004", product: "Brokerage Cash Sweep", cycle: "weekly" },
+  // No statements at all: the list answers 404/1108.
+  { accountId: "ACC-1005", product: "New Savings", cycle: "none" },
 ] as const;
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
 // A few documents that cannot be downloaded, so clients meet every status.
 const UNAVAILABLE: Record<string, SeedStatement["status"]> = {
@@ -55,29 +60,54 @@ const UNAVAILABLE: Record<string, SeedStatement["status"]> = {
  * must be percent-encoded in a path (`:`, `|`, `/`, `=`), so clients that
  * build URLs by hand instead of using the link href get caught.
  */
-function statementIdFor(accountId: string, yearMonth: string): string {
-  return `stmt:${accountId}|${yearMonth}/${btoa(`${accountId}:${yearMonth}`)}`;
+function statementIdFor(accountId: string, period: string): string {
+  return `stmt:${accountId}|${period}/${btoa(`${accountId}:${period}`)}`;
+}
+
+function monthly(accountId: string, product: string): SeedStatement[] {
+  const list: SeedStatement[] = [];
+  for (let back = 0; back < MONTHS; back++) {
+    const year = SEED_ANCHOR.getUTCFullYear();
+    const month = SEED_ANCHOR.getUTCMonth() - back;
+    const date = new Date(Date.UTC(year, month + 1, 0)); // last day of that month
+    const yearMonth = date.toISOString().slice(0, 7);
+    list.push({
+      accountId,
+      statementId: statementIdFor(accountId, yearMonth),
+      statementDate: date.toISOString(),
+      description: `${product} statement, ${MONTH_NAMES[date.getUTCMonth()]} ${date.getUTCFullYear()}`,
+      status: UNAVAILABLE[`${accountId}|${yearMonth}`] ?? "AVAILABLE",
+      time: date.getTime(),
+    });
+  }
+  return list;
+}
+
+/** One statement a week, from the anchor back to exactly two years before it (both ends included). */
+function weekly(accountId: string, product: string): SeedStatement[] {
+  const list: SeedStatement[] = [];
+  const first = new Date(SEED_ANCHOR);
+  first.setUTCFullYear(first.getUTCFullYear() - 2);
+  for (let time = SEED_ANCHOR.getTime(); time >= first.getTime(); time -= WEEK_MS) {
+    const date = new Date(time);
+    const day = date.toISOString().slice(0, 10);
+    list.push({
+      accountId,
+      statementId: statementIdFor(accountId, day),
+      statementDate: date.toISOString(),
+      description: `${product} statement, week ending ${day}`,
+      status: "AVAILABLE",
+      time,
+    });
+  }
+  return list;
 }
 
 function buildStatements(): ReadonlyMap<string, readonly SeedStatement[]> {
   const byAccount = new Map<string, SeedStatement[]>();
-  for (const { accountId, product } of ACCOUNTS) {
-    const list: SeedStatement[] = [];
-    for (let back = 0; back < MONTHS; back++) {
-      const year = SEED_ANCHOR.getUTCFullYear();
-      const month = SEED_ANCHOR.getUTCMonth() - back;
-      const date = new Date(Date.UTC(year, month + 1, 0)); // last day of that month
-      const yearMonth = date.toISOString().slice(0, 7);
-      list.push({
-        accountId,
-        statementId: statementIdFor(accountId, yearMonth),
-        statementDate: date.toISOString(),
-        description: `${product} statement, ${MONTH_NAMES[date.getUTCMonth()]} ${date.getUTCFullYear()}`,
-        status: UNAVAILABLE[`${accountId}|${yearMonth}`] ?? "AVAILABLE",
-        time: date.getTime(),
-      });
-    }
-    byAccount.set(accountId, list); // newest first
+  for (const { accountId, product, cycle } of ACCOUNTS) {
+    // newest first
+    byAccount.set(accountId, cycle === "monthly" ? monthly(accountId, product) : cycle === "weekly" ? weekly(accountId, product) : []);
   }
   return byAccount;
 }

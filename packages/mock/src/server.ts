@@ -1,7 +1,7 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createMockApp, type MockApp, type MockControls, type MockOptions } from "./app.js";
-import { internalServerError } from "./errors.js";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { createApp, finishResponse, type MockApp, type MockControls, type MockOptions } from "./app.js";
+import { INTERACTION_ID, internalServerError, methodNotAllowed } from "./errors.js";
 import { toRequest, writeResponse } from "./node-bridge.js";
 
 /** Options of {@link startMockServer}. */
@@ -18,6 +18,8 @@ export interface MockServer extends MockControls {
   readonly baseUrl: string;
   /** `http://HOST:PORT/products`: statements (hrefs in pages start with `/products`). */
   readonly productsUrl: string;
+  /** With `documents: "redirect"`, `http://HOST:PORT2`: a second server holding the documents. */
+  readonly documentsUrl: string | undefined;
   readonly port: number;
   /** The app behind the server, e.g. to share it with msw handlers. */
   readonly app: MockApp;
@@ -31,18 +33,74 @@ function urlHost(address: AddressInfo): string {
   return address.family === "IPv6" ? `[${address.address}]` : address.address;
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
+async function listen(port: number, host: string): Promise<{ server: Server; origin: string; port: number }> {
+  const server = createServer();
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);
       resolve(server.address() as AddressInfo);
     });
   });
+  return { server, origin: `http://${urlHost(address)}:${address.port}`, port: address.port };
+}
+
+// Fetch cannot carry these methods, so they never reach the app.
+const ALLOW = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"];
+
+function interactionId(req: IncomingMessage): string | null {
+  const value = req.headers[INTERACTION_ID];
+  return typeof value === "string" ? value : null;
+}
+
+/** Answers a CONNECT (which node hands over as a raw socket) with 405, like any method the service lacks. */
+async function refuseConnect(req: IncomingMessage, socket: Socket): Promise<void> {
+  const response = finishResponse(methodNotAllowed(ALLOW), interactionId(req));
+  const body = Buffer.from(await response.arrayBuffer());
+  let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
+  response.headers.forEach((value, name) => (head += `${name}: ${value}\r\n`));
+  head += `content-length: ${body.byteLength}\r\nconnection: close\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
+}
+
+function serve(server: Server, app: MockApp, origin: string): void {
+  // Attached right after listening: no connection can be handled before.
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const answer = async () => {
+      let response: Response;
+      try {
+        let request: Request;
+        try {
+          request = toRequest(req, origin);
+        } catch {
+          // Only a method Fetch refuses (TRACE, TRACK) gets here: well-formed HTTP, not served.
+          response = finishResponse(methodNotAllowed(ALLOW), interactionId(req));
+          await writeResponse(response, req, res);
+          return;
+        }
+        response = await app.fetch(request);
+      } catch {
+        response = finishResponse(internalServerError(), interactionId(req));
+      }
+      await writeResponse(response, req, res);
+    };
+    answer().catch(() => res.destroy());
+  });
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    refuseConnect(req, socket).catch(() => socket.destroy());
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /**
- * Starts the mock as a real HTTP server (node:http; msw is not needed).
+ * Starts the mock as a real HTTP server (node:http; msw is not needed). With
+ * `documents: "redirect"`, a second server on another port serves the documents.
  *
  * @example
  * const mock = await startMockServer({ port: 0 });
@@ -51,24 +109,20 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const { port = 0, host = "127.0.0.1", ...appOptions } = options;
-  const server = createServer();
-  const address = await listen(server, port, host);
-  const origin = `http://${urlHost(address)}:${address.port}`;
-  const app = createMockApp({ ...appOptions, baseUrl: origin, productsUrl: `${origin}/products` });
-
-  // Attached right after listening: no connection can be handled before.
-  server.on("request", (req, res) => {
-    const answer = async () => {
-      let response: Response;
-      try {
-        response = await app.fetch(await toRequest(req, origin));
-      } catch {
-        response = internalServerError();
-      }
-      await writeResponse(response, res, req.method);
-    };
-    answer().catch(() => res.destroy());
-  });
+  const main = await listen(port, host);
+  const documents = appOptions.documents === "redirect" ? await listen(0, host) : undefined;
+  let app: MockApp;
+  try {
+    app = createApp(
+      { ...appOptions, baseUrl: main.origin, productsUrl: `${main.origin}/products`, documentsUrl: documents?.origin },
+      { faultKinds: ["maintenance", "rate-limit", "reset"] },
+    );
+  } catch (error) {
+    await Promise.all([main, documents].map((s) => s && closeServer(s.server)));
+    throw error;
+  }
+  serve(main.server, app, main.origin);
+  if (documents) serve(documents.server, app, documents.origin);
 
   let closing: Promise<void> | undefined;
   return {
@@ -78,7 +132,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     get productsUrl() {
       return app.productsUrl;
     },
-    port: address.port,
+    get documentsUrl() {
+      return app.documentsUrl;
+    },
+    port: main.port,
     app,
     get token() {
       return app.token;
@@ -92,15 +149,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     get subscriptions() {
       return app.subscriptions;
     },
+    get faultCount() {
+      return app.faultCount;
+    },
     setMaintenance: (on) => app.setMaintenance(on),
     failNext: (count) => app.failNext(count),
     idle: () => app.idle(),
     reset: () => app.reset(),
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }).then(() => app.dispose());
+      closing ??= Promise.all([main, documents].map((s) => s && closeServer(s.server))).then(() => app.dispose());
       return closing;
     },
   };

@@ -1,5 +1,13 @@
 import type { DeliveryQueue } from "./delivery.js";
+import type { DocumentSigner } from "./documents.js";
 import type { Subscription } from "./types.js";
+
+/** How this instance pages and serves documents (see `MockOptions`). */
+export interface Variations {
+  pagination: "links" | "page";
+  prevLinks: boolean;
+  documents: "direct" | "redirect";
+}
 
 /** What the routes of one mock instance share. */
 export interface AppState {
@@ -10,4 +18,7 @@ export interface AppState {
   readonly subscriptions: Map<string, Subscription>;
   readonly deliveries: DeliveryQueue;
   readonly pdfCache: Map<string, Promise<Uint8Array>>;
+  readonly variations: Variations;
+  /** Signs and checks document URLs when `documents` is `"redirect"`. */
+  readonly documents: DocumentSigner | undefined;
 }

@@ -15,9 +15,12 @@ export function isType(value: unknown): value is (typeof TYPES)[number] {
   return typeof value === "string" && (TYPES as readonly string[]).includes(value);
 }
 
-/** An absolute `https:` URL, or `http:` to a loopback host. */
+/** Longest callback URL kept (what browsers and most servers handle); longer ones are refused. */
+export const MAX_CALLBACK_URL_LENGTH = 2048;
+
+/** An absolute `https:` URL, or `http:` to a loopback host, of at most {@link MAX_CALLBACK_URL_LENGTH} characters. */
 export function isCallbackUrl(value: unknown): value is string {
-  if (typeof value !== "string") return false;
+  if (typeof value !== "string" || value.length > MAX_CALLBACK_URL_LENGTH) return false;
   let url: URL;
   try {
     url = new URL(value);

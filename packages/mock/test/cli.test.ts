@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -40,4 +40,60 @@ it.skipIf(!existsSync(cli))("prints the URLs, token and seed ids, serves them, a
     child.kill("SIGINT");
   }
   expect(await exited).toBe(0);
+});
+
+/** Starts the CLI with these flags; resolves with its output once it serves. */
+async function serveCli(args: string[]) {
+  const child = spawn(process.execPath, [cli, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", () => output.includes("Ctrl-C") && resolve());
+    child.on("exit", () => reject(new Error(`CLI exited early:\n${output}`)));
+  });
+  return { output, stop: () => (child.kill("SIGINT"), exited) };
+}
+
+it.skipIf(!existsSync(cli))("sets the provider variations from flags and prints them", async () => {
+  const { output, stop } = await serveCli(["--latency", "5", "--faults", "0", "--fault-seed", "3", "--pagination", "page", "--no-prev-links", "--redirect-documents"]);
+  try {
+    expect(field(output, "variations")).toBe("latency 5 ms, faults 0 (seed 3), page objects, no prev links, documents by redirect");
+    const documents = field(output, "documents");
+    const productsUrl = field(output, "products URL");
+    expect(documents).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(documents).not.toBe(field(output, "base URL"));
+    const headers = { Authorization: `Bearer ${field(output, "token")}` };
+    const page = await (await fetch(`${productsUrl}/statements/v2/sandbox-bank/ACC-1004?limit=100`, { headers })).json();
+    expect(page.links).toBeUndefined();
+    expect(page.page).toEqual({ totalElements: 105, nextOffset: expect.any(String) });
+    const redirect = await fetch(new URL(page.statements[0].links[0].href, productsUrl), { headers, redirect: "manual" });
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.get("Location")?.startsWith(`${documents}/`)).toBe(true);
+  } finally {
+    expect(await stop()).toBe(0);
+  }
+});
+
+it.skipIf(!existsSync(cli))("prints no variations line by default, and faults every call at --faults 1", async () => {
+  const plain = await serveCli([]);
+  expect(plain.output).not.toContain("variations:");
+  expect(plain.output).not.toContain("documents:");
+  await plain.stop();
+  const faulty = await serveCli(["--faults", "1"]);
+  try {
+    const response = await fetch(`${field(faulty.output, "base URL")}/consents/v1/consent-active-1`).catch((error: unknown) => error);
+    if (response instanceof Response) expect([503, 429]).toContain(response.status);
+    else expect((response as { cause?: { code?: string } }).cause?.code).toBe("ECONNRESET");
+  } finally {
+    await faulty.stop();
+  }
+});
+
+it.skipIf(!existsSync(cli))("exits 2 with the usage for a bad flag value or an unknown flag", () => {
+  for (const args of [["--latency", "-5"], ["--faults", "2"], ["--pagination", "cursor"], ["--bogus"]]) {
+    const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
+    expect(result.status, args.join(" ")).toBe(2);
+    expect(result.stderr, args.join(" ")).toContain("Usage: fdxkit-mock");
+  }
 });

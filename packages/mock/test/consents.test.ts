@@ -21,10 +21,10 @@ it("returns each seeded consent grant as the seed shows it", async () => {
   }
 });
 
-it("answers an unknown consent id with 404 and code 1104", async () => {
+it("answers an unknown consent id with the service's own not-found body: 404, code NotFound, nothing else", async () => {
   const response = await ctx.api("/consents/v1/consent-unknown");
   expect(response.status).toBe(404);
-  expect(await response.json()).toMatchObject({ code: "1104", message: "Consent not found" });
+  expect(await response.json()).toEqual({ code: "NotFound", message: "resource not found" });
 });
 
 it("answers a consent version other than v1 with 501/1106", async () => {

@@ -172,10 +172,63 @@ describe("CORS", () => {
     expect(response.headers.get("Access-Control-Allow-Headers")?.toLowerCase()).toContain("authorization");
   });
 
+  it("allows x-fapi-interaction-id in a preflight that names no headers", async () => {
+    const response = await fetch(`${ctx.mock.baseUrl}/consents/v1/x`, { method: "OPTIONS", headers: { Origin: "https://app.example.com" } });
+    expect(response.headers.get("Access-Control-Allow-Headers")).toBe("Authorization, Content-Type, Accept, x-fapi-interaction-id");
+  });
+
+  it("sends Allow-Origin and exposes Retry-After and x-fapi-interaction-id on answers, errors included", async () => {
+    for (const response of [await ctx.api("/notifications/v1/subscriptions"), await fetch(`${ctx.mock.baseUrl}/consents/v1/x`)]) {
+      expect(response.headers.get("Access-Control-Expose-Headers")).toBe("Content-Length, Content-Type, Retry-After, x-fapi-interaction-id");
+    }
+  });
+
   it("sends Allow-Origin and exposes Retry-After on answers, errors included", async () => {
     for (const response of [await ctx.api("/notifications/v1/subscriptions"), await fetch(`${ctx.mock.baseUrl}/consents/v1/x`)]) {
       expect(response.headers.get("Access-Control-Allow-Origin")).toBe("*");
       expect(response.headers.get("Access-Control-Expose-Headers")).toContain("Retry-After");
     }
+  });
+});
+
+describe("x-fapi-interaction-id", () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it("echoes the request's id on every answer: success, every error status, preflight", async () => {
+    const cases: [string, RequestInit, number][] = [
+      ["/consents/v1/consent-active-1", {}, 200],
+      ["/consents/v1/consent-active-1", { headers: { Authorization: "Bearer wrong" } }, 401],
+      ["/nothing", {}, 404],
+      ["/consents/v1/consent-active-1", { method: "POST" }, 405],
+      ["/notifications/v9/subscriptions", {}, 501],
+      ["/notifications/v1/subscriptions", { method: "POST", body: "x".repeat(70_000) }, 413],
+      ["/notifications/v1/subscriptions", { method: "OPTIONS" }, 204],
+    ];
+    for (const [path, init, status] of cases) {
+      const headers = new Headers(init.headers);
+      headers.set("x-fapi-interaction-id", `id-${status}`);
+      const response = await ctx.api(path, { ...init, headers });
+      expect(response.status, path).toBe(status);
+      expect(response.headers.get("x-fapi-interaction-id"), path).toBe(`id-${status}`);
+    }
+    ctx.mock.failNext();
+    const failed = await ctx.api("/consents/v1/consent-active-1", { headers: { "x-fapi-interaction-id": "id-500" } });
+    expect([failed.status, failed.headers.get("x-fapi-interaction-id")]).toEqual([500, "id-500"]);
+    ctx.mock.setMaintenance(true);
+    try {
+      const down = await ctx.api("/consents/v1/consent-active-1", { headers: { "x-fapi-interaction-id": "id-503" } });
+      expect([down.status, down.headers.get("x-fapi-interaction-id")]).toEqual([503, "id-503"]);
+    } finally {
+      ctx.mock.setMaintenance(false);
+    }
+  });
+
+  it("sends a new UUID v4 per answer when the request has none", async () => {
+    const ids = [];
+    for (const path of ["/consents/v1/consent-active-1", "/consents/v1/consent-active-1", "/nothing"]) {
+      ids.push((await ctx.api(path)).headers.get("x-fapi-interaction-id"));
+    }
+    for (const id of ids) expect(id).toMatch(UUID);
+    expect(new Set(ids).size).toBe(3);
   });
 });

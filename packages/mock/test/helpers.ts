@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { startMockServer, type MockServer, type MockServerOptions } from "../src/index.js";
 
@@ -24,3 +25,50 @@ export const validSubscription = {
   type: "PLANNED_OUTAGE",
   callbackUrl: "https://hooks.example.com/fdx",
 } as const;
+
+/** One HTTP answer read off a raw socket. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Sends bytes as they are over a new TCP connection and reads the first answer
+ * (by its Content-Length). No HTTP client in between: request targets,
+ * methods and bodies reach the server exactly as written.
+ */
+export function rawHttp(port: number, request: string | Buffer, options: { head?: boolean } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let data = Buffer.alloc(0);
+    const done = (answer: RawAnswer | Error) => {
+      socket.destroy();
+      if (answer instanceof Error) reject(answer);
+      else resolve(answer);
+    };
+    socket.on("data", (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const answer = parseAnswer(data, options.head);
+      if (answer) done(answer);
+    });
+    socket.on("error", (error) => done(error));
+    socket.on("close", () => done(new Error(`connection closed without a complete answer: ${JSON.stringify(data.toString("latin1"))}`)));
+    socket.write(request);
+  });
+}
+
+/** The first complete answer in `data`, or `undefined` while it is still arriving. */
+export function parseAnswer(data: Buffer, head = false): RawAnswer | undefined {
+  const end = data.indexOf("\r\n\r\n");
+  if (end < 0) return undefined;
+  const [statusLine = "", ...lines] = data.subarray(0, end).toString("latin1").split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const length = head ? 0 : Number(headers["content-length"] ?? 0);
+  if (data.byteLength < end + 4 + length) return undefined;
+  return { status: Number(statusLine.split(" ")[1]), headers, body: data.subarray(end + 4, end + 4 + length).toString("utf8") };
+}

@@ -92,6 +92,18 @@ describe("createMockHandlers with msw setupServer", () => {
     expect(mock.deliveries).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
   });
 
+  it("applies the body limit and the interaction id under msw too", async () => {
+    const big = await fetch(`${mock.baseUrl}/notifications/v1/subscriptions`, {
+      method: "POST",
+      headers: { ...auth, "x-fapi-interaction-id": "msw-413" },
+      body: JSON.stringify({ pad: "x".repeat(70_000) }),
+    });
+    expect([big.status, big.headers.get("x-fapi-interaction-id"), (await big.json()).code]).toEqual([413, "msw-413", "413"]);
+    const noToken = await fetch(`${mock.baseUrl}/notifications/v1/subscriptions`, { method: "POST", body: "x".repeat(70_000) });
+    expect(noToken.status).toBe(401); // the token first, whatever the body
+    expect(noToken.headers.get("x-fapi-interaction-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("mounts at a custom baseUrl and productsUrl on different hosts", async () => {
     const custom = createMockHandlers({ baseUrl: "https://api.bank.test/fdx", productsUrl: "https://products.bank.test/", token: "t" });
     server.use(...custom);

@@ -31,16 +31,46 @@ async function statementsOf(account: string): Promise<Statement[]> {
   return (await page(listPath(account, "?limit=100"))).statements ?? [];
 }
 
+const MONTHLY = ["ACC-1001", "ACC-1002", "ACC-1003"];
+
 describe("list", () => {
   it("seeds three accounts with 24 monthly statements each, the last on the fixed anchor date", async () => {
     expect(ctx.mock.seed.providerId).toBe(PROVIDER);
-    expect(ctx.mock.seed.accounts).toHaveLength(3);
-    for (const { accountId } of ctx.mock.seed.accounts) {
+    expect(ctx.mock.seed.accounts.map((a) => a.accountId)).toEqual([...MONTHLY, "ACC-1004", "ACC-1005"]);
+    for (const accountId of MONTHLY) {
       const statements = await statementsOf(accountId);
       expect(statements).toHaveLength(24);
       expect(statements[0]?.statementDate).toBe("2026-10-31T00:00:00.000Z");
       expect(statements[23]?.statementDate).toBe("2024-11-30T00:00:00.000Z");
     }
+  });
+
+  it("seeds a fourth account with 105 weekly statements over the last two years: three pages at the default limit of 50", async () => {
+    const pages = await allPages(listPath("ACC-1004"));
+    expect(pages.map((p) => p.statements?.length)).toEqual([50, 50, 5]);
+    const dates = pages.flatMap((p) => (p.statements ?? []).map((s) => s.statementDate));
+    expect(new Set(dates).size).toBe(105);
+    expect(dates[0]).toBe("2026-10-31T00:00:00.000Z");
+    expect(dates[1]).toBe("2026-10-24T00:00:00.000Z");
+    expect(dates.at(-1)).toBe("2024-11-02T00:00:00.000Z");
+    // Every statement of the two years fits in one range query.
+    const twoYears = await allPages(listPath("ACC-1004", "?startTime=2024-10-31T00:00:00Z&endTime=2026-10-31T00:00:00Z&limit=100"));
+    expect(twoYears.map((p) => p.statements?.length)).toEqual([100, 5]);
+  });
+
+  it("answers the account without statements with 404 and integer code 1108", async () => {
+    const response = await ctx.api(listPath("ACC-1005"));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      code: 1108,
+      message: "Statements not found for given Account",
+      debugMessage: 'Account "ACC-1005" has no statements',
+    });
+  });
+
+  it("answers an empty range of an account with statements with 200 and no statements, not 1108", async () => {
+    const empty = await page(listPath("ACC-1001", "?startTime=2020-01-01T00:00:00Z&endTime=2020-12-31T00:00:00Z"));
+    expect(empty).toEqual({ links: {}, statements: [] });
   });
 
   it("following next hrefs covers all 24 statements of an account exactly once", async () => {
@@ -83,15 +113,30 @@ describe("list", () => {
     expect(one.links?.next).toBeUndefined();
   });
 
-  it("answers a whole account (24) in one page without a limit, and accepts limits above the maximum", async () => {
+  it("answers a whole monthly account (24) in one page without a limit, and lowers limits above the maximum to 100", async () => {
     const whole = await page(listPath("ACC-1001"));
     expect(whole.statements).toHaveLength(24);
     expect(whole.links?.next).toBeUndefined();
     expect(await allPages(listPath("ACC-1001", "?limit=1000"))).toHaveLength(1);
+    expect((await allPages(listPath("ACC-1004", "?limit=1000"))).map((p) => p.statements?.length)).toEqual([100, 5]);
+  });
+
+  it("accepts one of its own opaque cursors as the offset of a first call", async () => {
+    const first = await page(listPath("ACC-1004", "?limit=10"));
+    const cursor = new URL(first.links?.next?.href as string, "http://h").searchParams.get("cursor") as string;
+    const byOffset = await page(listPath("ACC-1004", `?offset=${cursor}`));
+    const byLink = await page(first.links?.next?.href as string);
+    expect(byOffset).toEqual(byLink);
+    expect(byOffset.statements?.[0]?.statementDate).toBe("2026-08-22T00:00:00.000Z"); // the 11th week back
+    const bad = await ctx.api(listPath("ACC-1004", "?offset=abc"));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ code: 401, message: "Invalid Input", debugMessage: "offset must be a non-negative integer or a cursor of this sandbox" });
+    const foreign = await ctx.api(listPath("ACC-1001", `?offset=${cursor}`));
+    expect([foreign.status, (await foreign.json()).debugMessage]).toEqual([400, "The cursor belongs to another account"]);
   });
 
   it("shows statements in AVAILABLE, PROCESSING and FAILED, each with a GET download link", async () => {
-    const statements = (await Promise.all(ctx.mock.seed.accounts.map((a) => statementsOf(a.accountId)))).flat();
+    const statements = (await Promise.all(["ACC-1001", "ACC-1002", "ACC-1003", "ACC-1004"].map(statementsOf))).flat();
     expect(new Set(statements.map((s) => s.status))).toEqual(new Set(["AVAILABLE", "PROCESSING", "FAILED"]));
     for (const statement of statements) {
       expect(statement.links).toEqual([
@@ -109,20 +154,27 @@ describe("list", () => {
   });
 
   it.each([
-    ["startTime after endTime", "?startTime=2026-01-01T00:00:00Z&endTime=2025-01-01T00:00:00Z"],
-    ["a range over two years", "?startTime=2023-01-01T00:00:00Z&endTime=2026-01-01T00:00:00Z"],
-    ["an unparseable startTime", "?startTime=yesterday"],
-    ["an impossible endTime", "?endTime=2026-02-30T00:00:00Z"],
-  ])("answers %s with 400/703", async (_, query) => {
+    ["startTime after endTime", "?startTime=2026-01-01T00:00:00Z&endTime=2025-01-01T00:00:00Z", "startTime is after endTime"],
+    ["a range over two years", "?startTime=2023-01-01T00:00:00Z&endTime=2026-01-01T00:00:00Z", "The range is longer than two years"],
+  ])("answers %s with 400 and integer code 703 Invalid date range", async (_, query, debugMessage) => {
     const response = await ctx.api(listPath("ACC-1001", query));
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ code: "703", message: "Invalid date range" });
+    expect(await response.json()).toEqual({ code: 703, message: "Invalid date range", debugMessage });
   });
 
-  it.each([["?limit=0"], ["?limit=abc"], ["?offset=-1"], ["?cursor=not-a-cursor"]])("answers %s with 400 Invalid Input", async (query) => {
+  it.each([
+    ["an unparseable startTime", "?startTime=yesterday", "startTime"],
+    ["an impossible endTime", "?endTime=2026-02-30T00:00:00Z", "endTime"],
+  ])("answers %s with 400 and integer code 702 Invalid start or end date", async (_, query, name) => {
     const response = await ctx.api(listPath("ACC-1001", query));
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ code: "401", message: "Invalid Input" });
+    expect(await response.json()).toEqual({ code: 702, message: "Invalid start or end date", debugMessage: `${name} is not an ISO 8601 date-time` });
+  });
+
+  it.each([["?limit=0"], ["?limit=abc"], ["?offset=-1"], ["?cursor=not-a-cursor"]])("answers %s with 400 Invalid Input (integer code)", async (query) => {
+    const response = await ctx.api(listPath("ACC-1001", query));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 401, message: "Invalid Input" });
   });
 
   it("refuses a cursor of one account on another", async () => {
@@ -131,11 +183,11 @@ describe("list", () => {
     expect(response.status).toBe(400);
   });
 
-  it("answers an unknown account or provider with 404/701", async () => {
+  it("answers an unknown account or provider with 404 and integer code 701", async () => {
     for (const path of [listPath("ACC-9999"), `/products/statements/v2/other-bank/ACC-1001`]) {
       const response = await ctx.api(path);
       expect(response.status).toBe(404);
-      expect(await response.json()).toMatchObject({ code: "701", message: "Account not found" });
+      expect(await response.json()).toMatchObject({ code: 701, message: "Account not found" });
     }
   });
 
@@ -173,8 +225,8 @@ describe("download", () => {
     expect(new Uint8Array(await (await other.fetch(request)).arrayBuffer())).toEqual(first);
   });
 
-  it("returns a PDF for every available statement of every account", async () => {
-    for (const { accountId } of ctx.mock.seed.accounts) {
+  it("returns a PDF for every available statement of every account with statements", async () => {
+    for (const accountId of ["ACC-1001", "ACC-1002", "ACC-1003", "ACC-1004"]) {
       for (const statement of (await statementsOf(accountId)).filter((s) => s.status === "AVAILABLE").slice(0, 3)) {
         const response = await ctx.api(statement.links?.[0]?.href as string);
         expect(response.status).toBe(200);
@@ -183,33 +235,47 @@ describe("download", () => {
     }
   });
 
-  it("answers image media types with 406 and an FDX body", async () => {
+  it("answers an Accept naming no media type the statement offers with 406 and integer code 1203", async () => {
     const { href } = await available();
-    for (const accept of ["image/png", "image/jpeg", "application/pdf;q=0, image/png"]) {
+    for (const accept of ["image/png", "image/jpeg", "application/pdf;q=0, image/png", "text/html"]) {
       const response = await ctx.api(href, { headers: { Accept: accept } });
       expect(response.status).toBe(406);
-      expect(await response.json()).toMatchObject({ code: "406", message: "Not Acceptable" });
+      expect(await response.json()).toEqual({
+        code: 1203,
+        message: "Content Type not Supported",
+        debugMessage: "Available media types: application/pdf",
+      });
     }
   });
 
-  it("answers PROCESSING and FAILED statements with 404/1108 'Statement not available'", async () => {
-    const statements = (await Promise.all(ctx.mock.seed.accounts.map((a) => statementsOf(a.accountId)))).flat();
-    for (const status of ["PROCESSING", "FAILED"]) {
-      const statement = statements.find((s) => s.status === status) as Statement;
-      const response = await ctx.api(statement.links?.[0]?.href as string);
-      expect(response.status).toBe(404);
-      expect(await response.json()).toMatchObject({ code: "1108", message: "Statement not available" });
-    }
+  it("answers a PROCESSING statement with 400 and integer code 1300 Statement is Processing", async () => {
+    const statement = (await statementsOf("ACC-1003")).find((s) => s.status === "PROCESSING") as Statement;
+    const response = await ctx.api(statement.links?.[0]?.href as string);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 1300, message: "Statement is Processing", debugMessage: "The statement document is still being produced" });
   });
 
-  it("answers an unknown statement with 404/1108 and an unknown account with 404/701", async () => {
+  it("answers a FAILED statement with 404/1104: it has no document", async () => {
+    const statement = (await statementsOf("ACC-1002")).find((s) => s.status === "FAILED") as Statement;
+    const response = await ctx.api(statement.links?.[0]?.href as string);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      code: 1104,
+      message: "Statement id not found for Account",
+      debugMessage: "The statement is FAILED: no document was produced",
+    });
+  });
+
+  it("answers an unknown statement with 404/1104 and an unknown account with 404/701 (integer codes)", async () => {
     const unknown = await ctx.api(listPath("ACC-1001", "/stmt%3Anope"));
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ code: "1108", message: "Statement not found" });
+    expect(await unknown.json()).toEqual({ code: 1104, message: "Statement id not found for Account", debugMessage: 'Unknown statement "stmt:nope"' });
     const { statement } = await available();
     const wrongAccount = await ctx.api(listPath("ACC-9999", `/${encodeURIComponent(statement.statementId as string)}`));
     expect(wrongAccount.status).toBe(404);
-    expect(await wrongAccount.json()).toMatchObject({ code: "701" });
+    expect(await wrongAccount.json()).toMatchObject({ code: 701, message: "Account not found" });
+    const emptyAccount = await ctx.api(listPath("ACC-1005", "/anything"));
+    expect([emptyAccount.status, (await emptyAccount.json()).code]).toEqual([404, 1104]);
   });
 
   it("does not find a statement when its id is sent unencoded (the / splits the path)", async () => {

@@ -126,3 +126,39 @@ it("keeps separate instances apart", async () => {
     await other.close();
   }
 });
+
+describe("limits of a shared sandbox", () => {
+  it("keeps at most 1,000 subscriptions, then answers 400 Subscription limit reached until one is deleted", async () => {
+    ctx.mock.reset();
+    const create = () => ctx.api("/notifications/v1/subscriptions", { method: "POST", body: JSON.stringify(validSubscription) });
+    const created: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const response = await create();
+      expect(response.status).toBe(200);
+      created.push((await response.json()).subscriptionId);
+    }
+    const refused = await create();
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ code: "401", message: "Invalid Input", debugMessage: "Subscription limit reached" });
+    expect(ctx.mock.subscriptions).toHaveLength(1000);
+    expect((await ctx.api(`/notifications/v1/subscriptions/${created[0]}`, { method: "DELETE" })).status).toBe(204);
+    expect((await create()).status).toBe(200);
+    ctx.mock.reset();
+  });
+
+  it("refuses a callbackUrl over 2,048 characters on create and update, and takes one of exactly 2,048", async () => {
+    const url = (length: number) => {
+      const base = "https://hooks.example.com/";
+      return base + "a".repeat(length - base.length);
+    };
+    const long = await ctx.api("/notifications/v1/subscriptions", { method: "POST", body: JSON.stringify({ ...validSubscription, callbackUrl: url(2049) }) });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toEqual({ code: "401", message: "Invalid Input", debugMessage: "Invalid Callback URL" });
+    const exact = await ctx.api("/notifications/v1/subscriptions", { method: "POST", body: JSON.stringify({ ...validSubscription, callbackUrl: url(2048) }) });
+    expect(exact.status).toBe(200);
+    const { subscriptionId } = await exact.json();
+    const patched = await ctx.api(`/notifications/v1/subscriptions/${subscriptionId}`, { method: "PATCH", body: JSON.stringify({ callbackUrl: url(2049) }) });
+    expect(patched.status).toBe(400);
+    expect((await patched.json()).debugMessage).toBe("Invalid Callback URL");
+  });
+});

@@ -25,7 +25,9 @@ export interface paths {
          *     parameters from GET requests, so no request body is defined here.
          *
          *     Error responses of this call: not shown. The `default` response
-         *     documents the FDX error object that errors are expected to use.
+         *     documents the FDX error object that errors are expected to use; an
+         *     unknown consent id is expected to answer like the service's other
+         *     lookups, 404 `NotFound` "resource not found".
          */
         get: operations["getConsent"];
         put?: never;
@@ -53,7 +55,28 @@ export interface components {
              * @description When the consent was first granted.
              */
             createdTime?: string;
+            /**
+             * Format: date-time
+             * @description When the consent expires (FDX 6, optional).
+             */
+            expirationTime?: string;
+            /**
+             * Format: date-time
+             * @description When the consent was last changed (FDX 6, optional).
+             */
+            updatedTime?: string;
+            /**
+             * @description How long the consent lasts (FDX 6, optional).
+             * @enum {string}
+             */
+            durationType?: "ONE_TIME" | "PERSISTENT" | "TIME_BOUND";
+            /** @description Duration of a TIME_BOUND consent, in days (FDX 6, optional). */
+            durationPeriod?: number;
+            /** @description How many days of history the consent covers (FDX 6, optional). */
+            lookbackPeriod?: number;
             resources?: components["schemas"]["ConsentResource"][];
+            /** @description Links related to the consent, e.g. to revoke it (FDX 6, optional). */
+            links?: components["schemas"]["HateoasLink"][];
         };
         /** @description A non-end-user party of a consent grant. */
         ConsentParty: {
@@ -61,6 +84,37 @@ export interface components {
             /** @enum {string} */
             type?: "DATA_ACCESS_PLATFORM" | "DATA_PROVIDER" | "DATA_RECIPIENT" | "INDIVIDUAL" | "MERCHANT" | "VENDOR";
             registeredEntityId?: string;
+            /**
+             * Format: uri
+             * @description Home page of the party (FDX 6, optional).
+             */
+            homeUri?: string;
+            /**
+             * Format: uri
+             * @description Logo of the party (FDX 6, optional).
+             */
+            logoUri?: string;
+            /**
+             * @description The registry that `registeredEntityId` belongs to (FDX 6, optional).
+             * @enum {string}
+             */
+            registry?: "FDX" | "GLEIF" | "ICANN" | "PRIVATE";
+            /** @description Name of the party in its registry (FDX 6, optional). */
+            registeredEntityName?: string;
+        };
+        /** @description A link (hateoasLink). */
+        HateoasLink: {
+            /**
+             * Format: uri-reference
+             * @description URL to call for the action.
+             */
+            href: string;
+            /** @enum {string} */
+            action?: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+            /** @description Relation per RFC 5988. */
+            rel?: string;
+            /** @description Media types offered, if any. */
+            types?: string[];
         };
         /** @description A resource covered by a consent grant. */
         ConsentResource: {

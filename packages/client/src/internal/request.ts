@@ -215,8 +215,6 @@ async function send(
   const limits = startAttempt(signal, timeoutMs);
   const started = hooks?.onResponse ? performance.now() : 0;
   let response: Response;
-  // Held until the attempt ends: Node's fetch follows a Request's signal only while the Request lives.
-  let held: Request | undefined;
   try {
     try {
       const init: RequestInit = {
@@ -229,7 +227,7 @@ async function send(
       };
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      response = await limits.race(t.fetch ? t.fetch((held = new Request(url, init))) : globalThis.fetch(url, init));
+      response = await limits.race(t.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal);
       if (limits.timedOut) return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`, { interactionId }));
@@ -292,7 +290,6 @@ async function send(
     return { status, headers: response.headers, text, data, interactionId };
   } finally {
     limits.end();
-    void held;
   }
 }
 

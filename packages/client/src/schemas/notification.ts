@@ -74,12 +74,21 @@ export const customFieldSchema = z.looseObject(
   { error: expected("an object") },
 );
 
+/**
+ * `customFields`: an array of name/value objects; FDX 5.2 shows a single such
+ * object, which becomes a one-element array (receivers see one shape).
+ */
+const customFieldsSchema = z.pipe(
+  z.transform((value: unknown) => (typeof value === "object" && value !== null && !Array.isArray(value) ? [value] : value)),
+  z.array(customFieldSchema, { error: expected("an array of name/value objects, or one such object") }),
+);
+
 /** The payload of a notification (§2.3). */
 export const notificationPayloadSchema = z.looseObject(
   {
     id: z.optional(str()),
     idType: z.optional(openEnum<typeof NOTIFICATION_ID_TYPES>()),
-    customFields: z.optional(z.array(customFieldSchema, { error: expected("an array") })),
+    customFields: z.optional(customFieldsSchema),
     url: z.optional(hateoasLinkSchema),
   },
   { error: expected("an object") },

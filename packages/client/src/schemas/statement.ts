@@ -24,7 +24,14 @@ export const statementSchema = z.looseObject({
 /** A pagination link: absent, null, or with an absent, null or empty `href` when there is no such page. */
 export const pageLinkSchema = z.nullable(z.looseObject({ href: z.optional(z.nullable(z.string())) }));
 
-/** One page of the statement list (§2.8). */
+/** An FDX page object: providers that page by offset send it instead of links. */
+export const pageMetadataSchema = z.looseObject({
+  nextOffset: z.optional(z.union([z.string(), z.number()])),
+  prevOffset: z.optional(z.union([z.string(), z.number()])),
+  totalElements: z.optional(z.number()),
+});
+
+/** One page of the statement list (§2.8), paged by `links` or by an FDX page object. */
 export const statementListSchema = z.looseObject({
   links: z.optional(
     z.nullable(
@@ -34,5 +41,6 @@ export const statementListSchema = z.looseObject({
       }),
     ),
   ),
+  page: z.optional(pageMetadataSchema),
   statements: z.optional(z.array(statementSchema)),
 });

@@ -220,3 +220,25 @@ describe("with createClient", () => {
     expect(seen.filter((s) => s.url.startsWith(BASE))).toHaveLength(0);
   });
 });
+
+describe("a token endpoint that echoes the credentials", () => {
+  it("a JSON-escaped secret (slashes too) and the Basic credential in a header are redacted", async () => {
+    const secret = "s3cr/et+1";
+    const basic = btoa(`my+client:${encodeURIComponent(secret).replace(/%20/g, "+")}`);
+    on("post", TOKEN_URL, (request) =>
+      new HttpResponse(`{"error":"invalid_client","error_description":"bad secret s3cr\\/et+1 for ${request.headers.get("authorization")}"}`, {
+        status: 401,
+        headers: { "content-type": "application/json", "x-echo": `${request.headers.get("authorization")}` },
+      }),
+    );
+    const error = (await rejectionOf(clientCredentials({ ...options, clientSecret: secret })())) as FdxUnauthorizedError;
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expect(error.message).toBe("bad secret [redacted] for Basic [redacted]");
+    expect(error.headers["x-echo"]).toBe("Basic [redacted]");
+    for (const view of [error.message, error.stack ?? "", String(error), JSON.stringify(error), inspect(error, { depth: 10 })]) {
+      expect(view).not.toContain(secret);
+      expect(view).not.toContain("s3cr\\/et+1");
+      expect(view).not.toContain(basic);
+    }
+  });
+});

@@ -101,6 +101,54 @@ describe.each([
     expect(error).toBeInstanceOf(FdxResponseError);
     expectNoToken(error);
   });
+  it("a server that echoes the token in message, debugMessage, a header and the body: all redacted", async () => {
+    on("get", `${BASE}/consents/v1/c-1`, () =>
+      HttpResponse.json(
+        { code: "1205", message: `Unauthorized: Bearer ${SECRET}`, debugMessage: `token ${JSON.stringify(SECRET).slice(1, -1)} rejected`, echo: { auth: [`Bearer ${SECRET}`] } },
+        { status: 401, headers: { "www-authenticate": `Bearer error="invalid_token", token="${SECRET}"` } },
+      ),
+    );
+    const error = (await rejectionOf(client().consents.get("c-1"))) as FdxApiError;
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expectNoToken(error);
+    expect(error.message).toBe("Unauthorized: Bearer [redacted]");
+    expect(error.debugMessage).toBe("token [redacted] rejected");
+    expect(error.body).toEqual({ code: "1205", message: "Unauthorized: Bearer [redacted]", debugMessage: "token [redacted] rejected", echo: { auth: ["Bearer [redacted]"] } });
+    expect(error.headers["www-authenticate"]).toBe('Bearer error="invalid_token", token="[redacted]"');
+  });
+
+  it("a plain-text body echoing the token, URL-encoded: redacted", async () => {
+    on("get", `${BASE}/consents/v1/c-1`, () => HttpResponse.text(`bad token ${encodeURIComponent(SECRET)}`, { status: 400 }));
+    const error = (await rejectionOf(client().consents.get("c-1"))) as FdxApiError;
+    expectNoToken(error);
+    expect(error.message).toBe("bad token [redacted]");
+    expect(error.body).toBe("bad token [redacted]");
+  });
+
+  it("a custom fetch whose error quotes the request headers: message and cause redacted", async () => {
+    const fetch = async (request: Request) => {
+      throw new Error(`refused ${request.headers.get("authorization")}`, { cause: new Error(`inner ${SECRET}`) });
+    };
+    const error = (await rejectionOf(client({ fetch }).consents.get("c-1"))) as FdxConnectionError;
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expectNoToken(error);
+    expect(error.message).toBe(`GET ${BASE}/consents/v1/c-1 failed: refused Bearer [redacted]`);
+    expect((error.cause as Error).message).toBe("refused Bearer [redacted]");
+    expect(((error.cause as Error).cause as Error).message).toBe("inner [redacted]");
+  });
+
+  it("a 2xx body that is not JSON and quotes the token: the parser's message is redacted", async () => {
+    on("get", `${BASE}/consents/v1/c-1`, () => new HttpResponse(`Bearer ${SECRET}`, { status: 200 }));
+    const error = (await rejectionOf(client().consents.get("c-1"))) as FdxResponseError;
+    expect(error).toBeInstanceOf(FdxResponseError);
+    expectNoToken(error);
+  });
+});
+
+it("a short token is redacted as a whole word only, so a server's words stay readable", async () => {
+  on("get", `${BASE}/consents/v1/c-1`, () => HttpResponse.json({ code: "1205", message: "Unauthorized token t" }, { status: 401 }));
+  const error = (await rejectionOf(createClient({ baseUrl: BASE, token: "t", maxRetries: 0 }).consents.get("c-1"))) as FdxApiError;
+  expect(error.message).toBe("Unauthorized token [redacted]");
 });
 
 it("a token with characters a header cannot hold is refused without quoting it", async () => {

@@ -147,3 +147,73 @@ describe("prefetch", () => {
     expect(() => client.statements.list(PA, { prefetch: 2 as 1 })).toThrow(/prefetch/);
   });
 });
+
+describe("FDX page objects", () => {
+  it("follows page.nextOffset with the first URL's other parameters as first sent, and never stops silently", async () => {
+    const start = "2024-01-01T00:00:00.000Z";
+    const first = `${FIRST}?startTime=${encodeURIComponent(start)}&limit=2`;
+    const second = `${FIRST}?startTime=${encodeURIComponent(start)}&offset=c2&limit=2`;
+    const third = `${FIRST}?startTime=${encodeURIComponent(start)}&offset=4&limit=2`;
+    const requested = pages({
+      [first]: { page: { nextOffset: "c2", totalElements: 5 }, statements: [statement("s1"), statement("s2")] },
+      [second]: { page: { nextOffset: 4, totalElements: 5 }, statements: [statement("s3"), statement("s4")] },
+      [third]: { page: { totalElements: 5 }, statements: [statement("s5")] },
+    });
+    const seenPages: StatementPage[] = [];
+    for await (const p of client.statements.list({ ...PA, startTime: start, limit: 2 }).pages()) seenPages.push(p);
+    expect(requested).toEqual([first, second, third]);
+    expect(seenPages.flatMap((p) => ids(p.statements))).toEqual(["s1", "s2", "s3", "s4", "s5"]);
+    // nextHref: the next request relative to the host; prevHref: the previous request, absolute.
+    expect(seenPages.map((p) => p.nextHref)).toEqual([second.slice("https://products.test".length), third.slice("https://products.test".length), undefined]);
+    expect(seenPages.map((p) => p.prevHref)).toEqual([undefined, first, second]);
+  });
+
+  it("links win over a page object when both are sent", async () => {
+    const requested = pages({
+      [FIRST]: { page: { nextOffset: "99" }, links: { next: { href: "/fdx/statements/v2/P/A?cursor=n" } }, statements: [statement("s1")] },
+      [`${FIRST}?cursor=n`]: { statements: [statement("s2")] },
+    });
+    expect(ids(await client.statements.list(PA).toArray())).toEqual(["s1", "s2"]);
+    expect(requested).toEqual([FIRST, `${FIRST}?cursor=n`]);
+  });
+
+  it("a nextOffset naming a page already requested is a loop", async () => {
+    pages({
+      [FIRST]: { page: { nextOffset: "2" }, statements: [statement("s1")] },
+      [`${FIRST}?offset=2`]: { page: { nextOffset: "2" }, statements: [statement("s2")] },
+    });
+    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?offset=2");
+  });
+
+  it("a page object that is not an object, or a nextOffset of another type, is an FdxResponseError", async () => {
+    pages({ [FIRST]: { page: { nextOffset: true }, statements: [] } });
+    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxResponseError);
+    expect((error as FdxResponseError).issues).toEqual([{ path: "page.nextOffset", message: "must be a string or a number" }]);
+  });
+});
+
+describe("a provider that pages forever", () => {
+  it("stops with FdxLinkError after 100 empty pages in a row that still link on", async () => {
+    let served = 0;
+    server.use(
+      http.get("https://products.test/*", ({ request }) => {
+        served++;
+        const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
+        // One statement first, then empty pages, each linking to the next.
+        return HttpResponse.json({ statements: n === 0 ? [statement("s1")] : [], links: { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } });
+      }),
+    );
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const s of client.statements.list(PA)) seen.push(s.statementId!);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?n=101");
+    expect((error as FdxLinkError).message).toContain("100 pages in a row held no statement");
+    expect(seen).toEqual(["s1"]);
+    expect(served).toBe(101);
+  });
+});

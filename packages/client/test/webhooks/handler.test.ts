@@ -54,6 +54,15 @@ describe("createWebhookHandler, called directly", () => {
     expect(calls[0]).toEqual(copyOf(consentNotification));
   });
 
+  it("hands onNotification customFields as an array when the body sends one object (FDX 5.2)", async () => {
+    const { handler, calls } = setup();
+    const n = copyOf(consentNotification);
+    n.notificationPayload.customFields = { name: "reason", value: "user request" };
+    const response = await handler(post({ body: JSON.stringify(n) }));
+    expect(response.status).toBe(200);
+    expect(calls[0]?.notificationPayload.customFields).toEqual([{ name: "reason", value: "user request" }]);
+  });
+
   it("passes the request to onNotification", async () => {
     let seen: Request | undefined;
     const { handler } = setup((_, r) => void (seen = r));

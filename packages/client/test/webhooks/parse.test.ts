@@ -77,6 +77,20 @@ describe("parseNotification: valid notifications", () => {
     expect(parseNotification(JSON.stringify(n))).toStrictEqual(n);
   });
 
+  it("turns customFields given as one object (FDX 5.2's shape) into a one-element array, unknown members kept", () => {
+    const n = copyOf(consentNotification);
+    n.notificationPayload.customFields = { name: "reason", value: "user request", source: "portal" };
+    const parsed = parseNotification(JSON.stringify(n));
+    expect(parsed.notificationPayload.customFields).toStrictEqual([{ name: "reason", value: "user request", source: "portal" }]);
+    expect({ ...parsed, notificationPayload: { ...parsed.notificationPayload, customFields: undefined } }).toStrictEqual({
+      ...n,
+      notificationPayload: { ...n.notificationPayload, customFields: undefined },
+    });
+    // The object is checked like an array element, and a problem is named at that element.
+    n.notificationPayload.customFields = { name: "reason", value: 3 };
+    expect(() => parseNotification(n)).toThrow(expect.objectContaining({ issues: [{ path: "notificationPayload.customFields.0.value", message: "must be a string" }] }));
+  });
+
   it("returns a copy: changing the result leaves the parsed object as it was", () => {
     const input = copyOf(consentNotification);
     const parsed = parseNotification(input);
@@ -147,7 +161,8 @@ describe("parseNotification: rejections", () => {
     ["notificationPayload", (n: any) => (n.notificationPayload = "cns-7f3e2a"), "must be an object"],
     ["notificationPayload.id", (n: any) => (n.notificationPayload.id = 7), "must be a string"],
     ["notificationPayload.idType", (n: any) => (n.notificationPayload.idType = ["CONSENT"]), "must be a string"],
-    ["notificationPayload.customFields", (n: any) => (n.notificationPayload.customFields = {}), "must be an array"],
+    ["notificationPayload.customFields", (n: any) => (n.notificationPayload.customFields = "status=revoked"), "must be an array of name/value objects, or one such object"],
+    ["notificationPayload.customFields", (n: any) => (n.notificationPayload.customFields = null), "must be an array of name/value objects, or one such object"],
     ["notificationPayload.customFields.0", (n: any) => (n.notificationPayload.customFields[0] = "x"), "must be an object"],
     ["notificationPayload.customFields.0.value", (n: any) => (n.notificationPayload.customFields[0].value = 3), "must be a string"],
     ["notificationPayload.url.types.1", (n: any) => n.notificationPayload.url.types.push(5), "must be a string"],

@@ -259,6 +259,7 @@ export interface components {
             id?: string;
             /** @enum {string} */
             idType?: "MAINTENANCE" | "CONSENT";
+            /** @description Name/value attributes. FDX 5.2 shows a single object here; receivers should accept one and treat it as a one-element array (the SDK does). */
             customFields?: components["schemas"]["CustomField"][];
             url?: components["schemas"]["HateoasLink"];
         };

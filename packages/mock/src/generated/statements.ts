@@ -22,12 +22,9 @@ export interface paths {
          *     each with a download link. The query parameters are used on the first
          *     call only; later pages are requested through `links.next.href`,
          *     unchanged (changing offset, limit, startTime or endTime in it can cause
-         *     errors or missing data).
-         *
-         *     Response status codes and error bodies of the statement calls: not
-         *     shown. The `default` response documents the FDX error object. The
-         *     fdxkit mock uses 404 (codes 701, 1104, 1108) and 400 (code 703); those
-         *     are choices of the mock, not of the service description.
+         *     errors or missing data). A provider that pages with an FDX page object
+         *     instead answers `page.nextOffset`: the next page is this call's URL
+         *     with `offset` set to it, every other parameter as first sent.
          */
         get: operations["listStatements"];
         put?: never;
@@ -57,14 +54,14 @@ export interface paths {
         /**
          * Get statement document
          * @description Returns the statement document in the requested format. PDF is the
-         *     format stated; image/jpeg and image/png are media types seen in links
-         *     and other image formats may be added in the future. Use the `href`
-         *     from the statement's link exactly as returned.
+         *     format stated; image/jpeg, image/png, image/gif and image/tiff are
+         *     media types FDX lists for statements, and other image formats may be
+         *     added in the future. Use the `href` from the statement's link exactly
+         *     as returned.
          *
-         *     Response status codes and error bodies of the statement calls: not
-         *     shown. The `default` response documents the FDX error object. The
-         *     fdxkit mock uses 404 (codes 701, 1104, 1108) and 400 (code 703); those
-         *     are choices of the mock, not of the service description.
+         *     A provider may answer 302 with the document's location instead (FDX
+         *     and the real service document it), often a signed URL on another
+         *     origin that must be requested without the bearer token.
          */
         get: operations["getStatement"];
         put?: never;
@@ -90,7 +87,7 @@ export interface components {
             action?: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
             /** @description Relation per RFC 5988. */
             rel?: string;
-            /** @description Media types offered for download, e.g. application/pdf, image/jpeg, image/png. */
+            /** @description Media types offered for download, e.g. application/pdf, image/jpeg, image/png, image/gif, image/tiff. */
             types?: string[];
         };
         /** @description A statement. Which fields are required: not shown, so none is required. */
@@ -126,10 +123,29 @@ export interface components {
             prev?: components["schemas"]["PageLink"];
             next?: components["schemas"]["PageLink"];
         } | null;
-        /** @description A page of statements. */
+        /** @description FDX page object, sent by providers that page by offset instead of links. Without `nextOffset` (or with an empty one) there are no more pages. */
+        PageMetadata: {
+            /** @description Offset of the next page, an opaque string or an integer. The next page is the first call's URL with `offset` set to it. */
+            nextOffset?: string | number;
+            /** @description Offset of the previous page, an opaque string or an integer. */
+            prevOffset?: string | number;
+            /** @description Number of items in the whole list, all pages together. */
+            totalElements?: number;
+        };
+        /** @description A page of statements. Paging is given by `links`, or by an FDX page object (`page`). */
         StatementList: {
             links?: components["schemas"]["PaginationLinks"];
+            page?: components["schemas"]["PageMetadata"];
             statements?: components["schemas"]["Statement"][];
+        };
+        /** @description FDX error object of a statement call, with an integer `code` as the real service documents it. */
+        StatementError: {
+            /** @description FDX error code, e.g. 701, 702, 703, 1104, 1108, 1203, 1300. */
+            code: number;
+            /** @description Text suitable for display to a user. */
+            message: string;
+            /** @description Developer diagnostic. Its content can change at any time and must not drive business logic. */
+            debugMessage?: string;
         };
         /** @description FDX error object. */
         Error: {
@@ -142,7 +158,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Error. Status codes and error bodies of the statement calls: not shown; the FDX error object is assumed. */
+        /** @description Error, as an FDX error object (e.g. 401 `1205` Unauthorized, 429 `1207`, 503 Scheduled Maintenance). */
         Error: {
             headers: {
                 [name: string]: unknown;
@@ -173,9 +189,9 @@ export interface operations {
                 startTime?: string;
                 /** @description End of the range, ISO 8601 in UTC. */
                 endTime?: string;
-                /** @description Number of items to skip. Providers may use an opaque cursor string instead, so either a non-negative integer or a non-empty string is accepted. */
+                /** @description Number of items to skip, or an opaque offset the provider returned (`page.nextOffset`); the real service's offsets are opaque strings, so either a non-negative integer or a non-empty string is accepted. */
                 offset?: number | string;
-                /** @description Maximum number of items returned. Default and maximum: not shown. */
+                /** @description Maximum number of items returned. The real service documents a default of 50; the maximum varies by provider. */
                 limit?: number;
             };
             header?: never;
@@ -198,6 +214,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StatementList"];
+                };
+            };
+            /** @description Bad query: `702` Invalid start or end date (`startTime`/`endTime` unparseable), `703` Invalid date range (start after end, or longer than the provider allows, at most two years). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementError"];
+                };
+            };
+            /** @description `701` Account not found; `1108` Statements not found for given Account (the account has no statements at all). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementError"];
                 };
             };
             default: components["responses"]["Error"];
@@ -233,6 +267,56 @@ export interface operations {
                     "application/pdf": string;
                     "image/jpeg": string;
                     "image/png": string;
+                    "image/gif": string;
+                    "image/tiff": string;
+                };
+            };
+            /** @description The document is elsewhere. Follow `Location` (without the bearer token when it is another origin). */
+            302: {
+                headers: {
+                    /** @description The location of the statement document, often a signed, short-lived URL. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `1300` Statement is Processing: the document is not ready yet. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1300,
+                     *       "message": "Statement is Processing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatementError"];
+                };
+            };
+            /** @description `701` Account not found; `1104` Statement id not found for Account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementError"];
+                };
+            };
+            /** @description `1203` Content Type not Supported: `Accept` names no media type the statement is offered in. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 1203,
+                     *       "message": "Content Type not Supported"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatementError"];
                 };
             };
             default: components["responses"]["Error"];

@@ -1,11 +1,12 @@
-import { consentNotFound, json } from "../errors.js";
+import { json, notFound } from "../errors.js";
 import type { Route, RouteContext } from "../router.js";
 import { SEED_DATA } from "../seed.js";
 
 function get({ params }: RouteContext): Response {
   const id = params.consentId as string;
   const consent = SEED_DATA.consents.find((c) => c.id === id);
-  return consent ? json(200, consent) : consentNotFound(id);
+  // The service's own not-found body (as for maintenance details): code and message only.
+  return consent ? json(200, consent) : notFound();
 }
 
 export function consentRoutes(): Route[] {

@@ -1,13 +1,23 @@
 import { decodeCursor, encodeCursor, type PageQuery } from "../cursor.js";
-import { accountNotFound, invalidDateRange, invalidInput, json, notAcceptable, statementNotFound } from "../errors.js";
+import {
+  accountNotFound,
+  contentTypeNotSupported,
+  invalidDate,
+  invalidDateRange,
+  json,
+  noStatements,
+  statementInvalidInput,
+  statementNotFound,
+  statementProcessing,
+} from "../errors.js";
 import { renderStatementPdf } from "../pdf.js";
 import type { Route, RouteContext } from "../router.js";
 import { SEED_DATA, toApiStatement, type SeedStatement } from "../seed.js";
 import type { AppState } from "../state.js";
 import type { StatementList } from "../types.js";
 
-/** Page size when the first call sends no `limit`. */
-export const DEFAULT_LIMIT = 25;
+/** Page size when the first call sends no `limit` (the real service's documented default). */
+export const DEFAULT_LIMIT = 50;
 /** Larger `limit` values are lowered to this. */
 export const MAX_LIMIT = 100;
 const PDF = "application/pdf";
@@ -35,21 +45,26 @@ function twoYearsBefore(end: number): number {
 
 /** The first call's query; a Response when it is invalid. */
 function firstPageQuery(params: URLSearchParams, providerId: string, accountId: string): PageQuery | Response {
+  // An offset may be one of this mock's opaque cursors (the real service's
+  // offsets are opaque strings); like a `cursor`, it carries the whole query.
+  const offsetText = params.get("offset");
+  if (offsetText !== null && !/^\d{1,9}$/.test(offsetText)) {
+    return decodeCursor(offsetText) ?? statementInvalidInput("offset must be a non-negative integer or a cursor of this sandbox");
+  }
+
   const startText = params.get("startTime");
   const endText = params.get("endTime");
   const start = startText === null ? null : parseTime(startText);
   const end = endText === null ? null : parseTime(endText);
-  if (start === undefined) return invalidDateRange("startTime is not an ISO 8601 date-time");
-  if (end === undefined) return invalidDateRange("endTime is not an ISO 8601 date-time");
+  if (start === undefined) return invalidDate("startTime is not an ISO 8601 date-time");
+  if (end === undefined) return invalidDate("endTime is not an ISO 8601 date-time");
   if (start !== null && end !== null) {
     if (start > end) return invalidDateRange("startTime is after endTime");
     if (start < twoYearsBefore(end)) return invalidDateRange("The range is longer than two years");
   }
 
-  const offsetText = params.get("offset");
   const limitText = params.get("limit");
-  if (offsetText !== null && !/^\d{1,9}$/.test(offsetText)) return invalidInput("offset must be a non-negative integer");
-  if (limitText !== null && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1)) return invalidInput("limit must be a positive integer");
+  if (limitText !== null && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1)) return statementInvalidInput("limit must be a positive integer");
   return {
     providerId,
     accountId,
@@ -72,6 +87,7 @@ function acceptsPdf(accept: string | null): boolean {
 }
 
 export function statementRoutes(state: AppState): Route[] {
+  const { pagination, prevLinks, documents } = state.variations;
   const base = (version: string, providerId: string, accountId: string) =>
     `${state.productsPath}/statements/${encodeURIComponent(version)}/${encodeURIComponent(providerId)}/${encodeURIComponent(accountId)}`;
 
@@ -84,27 +100,35 @@ export function statementRoutes(state: AppState): Route[] {
     const { version = "", providerId = "", accountId = "" } = params;
     const statements = accountStatements(providerId, accountId);
     if (statements instanceof Response) return statements;
+    if (statements.length === 0) return noStatements(`Account ${JSON.stringify(accountId)} has no statements`);
 
     // A cursor carries the whole query: other parameters beside it are ignored.
     const cursor = url.searchParams.get("cursor");
     let query: PageQuery | Response;
     if (cursor === null) query = firstPageQuery(url.searchParams, providerId, accountId);
-    else query = decodeCursor(cursor) ?? invalidInput("Invalid cursor");
+    else query = decodeCursor(cursor) ?? statementInvalidInput("Invalid cursor");
     if (query instanceof Response) return query;
-    if (query.providerId !== providerId || query.accountId !== accountId) return invalidInput("The cursor belongs to another account");
+    if (query.providerId !== providerId || query.accountId !== accountId) return statementInvalidInput("The cursor belongs to another account");
 
     const { start, end, offset, limit } = query;
     const inRange = statements.filter((s) => (start === null || s.time >= start) && (end === null || s.time <= end));
     const page = inRange.slice(offset, offset + limit);
-    const href = (nextOffset: number) => `${base(version, providerId, accountId)}?cursor=${encodeCursor({ ...query, offset: nextOffset })}`;
-
-    const links: NonNullable<StatementList["links"]> = {};
-    if (offset > 0) links.prev = { href: href(Math.max(0, offset - limit)) };
-    if (offset + limit < inRange.length) links.next = { href: href(offset + limit) };
+    const hasNext = offset + limit < inRange.length;
     const body: StatementList = {
-      links,
       statements: page.map((s) => toApiStatement(s, `${base(version, providerId, accountId)}/${encodeURIComponent(s.statementId)}`)),
     };
+    if (pagination === "page") {
+      // FDX page object: the client asks again with the first URL and offset=nextOffset.
+      body.page = { totalElements: inRange.length };
+      if (hasNext) body.page.nextOffset = encodeCursor({ ...query, offset: offset + limit });
+      if (prevLinks && offset > 0) body.page.prevOffset = encodeCursor({ ...query, offset: Math.max(0, offset - limit) });
+    } else {
+      const href = (at: number) => `${base(version, providerId, accountId)}?cursor=${encodeCursor({ ...query, offset: at })}`;
+      const links: NonNullable<StatementList["links"]> = {};
+      if (prevLinks && offset > 0) links.prev = { href: href(Math.max(0, offset - limit)) };
+      if (hasNext) links.next = { href: href(offset + limit) };
+      body.links = links;
+    }
     return json(200, body);
   }
 
@@ -114,28 +138,16 @@ export function statementRoutes(state: AppState): Route[] {
     if (statements instanceof Response) return statements;
     const statement = statements.find((s) => s.statementId === statementId);
     if (!statement) return statementNotFound(`Unknown statement ${JSON.stringify(statementId)}`);
+    if (statement.status === "PROCESSING") return statementProcessing();
     if (statement.status !== "AVAILABLE") {
-      return json(404, { code: "1108", message: "Statement not available", debugMessage: `The statement is ${statement.status}` });
+      return statementNotFound(`The statement is ${statement.status}: no document was produced`);
     }
-    if (!acceptsPdf(request.headers.get("Accept"))) return notAcceptable([PDF]);
-
-    const key = `${accountId}\n${statementId}`;
-    let bytes = state.pdfCache.get(key);
-    if (!bytes) {
-      bytes = renderStatementPdf(providerId, statement);
-      state.pdfCache.set(key, bytes);
-      bytes.catch(() => state.pdfCache.delete(key)); // a failed render is retried next time
+    if (!acceptsPdf(request.headers.get("Accept"))) return contentTypeNotSupported([PDF]);
+    if (documents === "redirect" && state.documents) {
+      const location = await state.documents.sign({ providerId, accountId, statementId });
+      return new Response(null, { status: 302, headers: { Location: location } });
     }
-    const pdf = await bytes;
-    const fileName = `statement-${statement.statementDate.slice(0, 7)}.pdf`;
-    return new Response(pdf.slice(), {
-      status: 200,
-      headers: {
-        "Content-Type": PDF,
-        "Content-Length": String(pdf.byteLength),
-        "Content-Disposition": `inline; filename="${fileName}"`,
-      },
-    });
+    return statementDocument(state, providerId, statement);
   }
 
   // Allowed versions are not shown; the service's examples use v2.
@@ -143,4 +155,35 @@ export function statementRoutes(state: AppState): Route[] {
     { pattern: ["statements", ":version", ":providerId", ":accountId"], versions: ["v2"], handlers: { GET: list } },
     { pattern: ["statements", ":version", ":providerId", ":accountId", ":statementId"], versions: ["v2"], handlers: { GET: download } },
   ];
+}
+
+/** The PDF of an available statement, rendered once per instance. */
+export async function statementDocument(state: AppState, providerId: string, statement: SeedStatement): Promise<Response> {
+  const key = `${statement.accountId}\n${statement.statementId}`;
+  let bytes = state.pdfCache.get(key);
+  if (!bytes) {
+    bytes = renderStatementPdf(providerId, statement);
+    state.pdfCache.set(key, bytes);
+    bytes.catch(() => state.pdfCache.delete(key)); // a failed render is retried next time
+  }
+  const pdf = await bytes;
+  const fileName = `statement-${statement.statementDate.slice(0, 10)}.pdf`;
+  return new Response(pdf.slice(), {
+    status: 200,
+    headers: {
+      "Content-Type": PDF,
+      "Content-Length": String(pdf.byteLength),
+      "Content-Disposition": `inline; filename="${fileName}"`,
+    },
+  });
+}
+
+/** The documents origin of `documents: "redirect"`: signed single-statement URLs, no bearer token. */
+export async function serveDocument(state: AppState, request: Request): Promise<Response> {
+  const ref = await (state.documents as NonNullable<AppState["documents"]>).verify(request);
+  if (ref instanceof Response) return ref;
+  const statement = SEED_DATA.statements.get(ref.accountId)?.find((s) => s.statementId === ref.statementId);
+  // Only URLs this instance signed get here, and it signs available statements only.
+  if (!statement) return new Response(null, { status: 404 });
+  return statementDocument(state, ref.providerId, statement);
 }

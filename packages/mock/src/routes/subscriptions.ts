@@ -1,4 +1,4 @@
-import { readJsonObject } from "../body.js";
+import { parseJsonObject } from "../body.js";
 import { invalidInput, json } from "../errors.js";
 import type { Route, RouteContext } from "../router.js";
 import type { AppState } from "../state.js";
@@ -6,6 +6,8 @@ import type { Subscription } from "../types.js";
 import { isCallbackUrl, isCategory, isEffectiveDate, isEmail, isType } from "../validation.js";
 
 const MAX_ID_LENGTH = 256;
+/** Subscriptions one sandbox keeps at most: a shared sandbox must not grow without bound. */
+export const MAX_SUBSCRIPTIONS = 1000;
 const NOT_FOUND = "subscription id was not found";
 
 /** The subscription named in the path, or the 400 the service answers for it (GET and PATCH too, not only DELETE). */
@@ -23,14 +25,15 @@ function checkOptionalFields(body: Record<string, unknown>): string | undefined 
 }
 
 export function subscriptionRoutes(state: AppState): Route[] {
-  async function create({ request }: RouteContext): Promise<Response> {
-    const body = await readJsonObject(request);
+  function create({ body: raw }: RouteContext): Response {
+    const body = parseJsonObject(raw);
     if (!body) return invalidInput("Request body must be a JSON object");
     if (!isCategory(body.category)) return invalidInput("Invalid Category");
     if (!isType(body.type)) return invalidInput("Invalid Type");
     if (!isCallbackUrl(body.callbackUrl)) return invalidInput("Invalid Callback URL");
     const problem = checkOptionalFields(body);
     if (problem) return invalidInput(problem);
+    if (state.subscriptions.size >= MAX_SUBSCRIPTIONS) return invalidInput("Subscription limit reached");
 
     const subscription: Subscription = {
       subscriptionId: globalThis.crypto.randomUUID(),
@@ -52,10 +55,10 @@ export function subscriptionRoutes(state: AppState): Route[] {
     return found instanceof Response ? found : json(200, found);
   }
 
-  async function update({ request, params }: RouteContext): Promise<Response> {
+  function update({ body: raw, params }: RouteContext): Response {
     const found = findSubscription(state, params.subscriptionId as string);
     if (found instanceof Response) return found;
-    const body = await readJsonObject(request);
+    const body = parseJsonObject(raw);
     if (!body) return invalidInput("Request body must be a JSON object");
     if (body.callbackUrl === undefined && body.effectiveDate === undefined && body.callbackEmail === undefined) {
       return invalidInput("Empty Update Request Body");

@@ -1,4 +1,4 @@
-import { readJsonObject } from "../body.js";
+import { parseJsonObject } from "../body.js";
 import { invalidInput, json } from "../errors.js";
 import type { Route, RouteContext } from "../router.js";
 import { SEED_DATA } from "../seed.js";
@@ -58,8 +58,8 @@ export function buildNotification(state: AppState, subscription: Pick<Subscripti
 export function testEventRoutes(state: AppState): Route[] {
   // Answers at once and delivers in the background: the 200 says the event
   // was accepted, `deliveries` / `idle()` tell how delivery went.
-  async function send({ request }: RouteContext): Promise<Response> {
-    const body = await readJsonObject(request);
+  function send({ body: raw }: RouteContext): Response {
+    const body = parseJsonObject(raw);
     if (!body || typeof body.id !== "string" || body.id === "") return invalidInput("Body must be {\"id\": \"<subscriptionId>\"}");
     const found = findSubscription(state, body.id);
     if (found instanceof Response) return found;

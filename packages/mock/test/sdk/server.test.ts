@@ -257,13 +257,29 @@ describe.each([
       expect((await readdir(dir)).sort()).toEqual(["2026-08-31.pdf", "2026-09-30.pdf", "2026-10-31.pdf"]);
     });
 
-    it("a statement that is not available is a FdxNotFoundError (1108)", async () => {
+    it("a PROCESSING statement is a FdxBadRequestError with code 1300 (the integer normalised)", async () => {
       const { client } = setup();
       const statements = await client.statements.list({ providerId: mock.seed.providerId, accountId: "ACC-1003" }).toArray({ max: 1 });
       expect(statements[0]!.status).toBe("PROCESSING");
       const error = await client.statements.download(statements[0]!).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FdxBadRequestError);
+      expect(error).toMatchObject({ status: 400, code: "1300", message: "Statement is Processing" });
+    });
+
+    it("an account without statements is a FdxNotFoundError with code 1108", async () => {
+      const { client } = setup();
+      const error = await client.statements.list({ providerId: mock.seed.providerId, accountId: "ACC-1005" }).toArray().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FdxNotFoundError);
-      expect(error).toMatchObject({ status: 404, code: "1108" });
+      expect(error).toMatchObject({ status: 404, code: "1108", message: "Statements not found for given Account" });
+    });
+
+    it("all 105 statements of the weekly account arrive through the default page size", async () => {
+      const { client, requests } = setup();
+      const before = requests.length;
+      const all = await client.statements.list({ providerId: mock.seed.providerId, accountId: "ACC-1004" }).toArray();
+      expect(all).toHaveLength(105);
+      expect(new Set(all.map((s) => s.statementId)).size).toBe(105);
+      expect(requests.length - before).toBe(3);
     });
   });
 });

@@ -1,0 +1,279 @@
+// The request function as a user meets it through any method: interaction
+// ids, hooks, redirects, limits, and many calls sharing one signal.
+import { Readable } from "node:stream";
+import { createGzip } from "node:zlib";
+import { HttpResponse } from "msw";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  createClient,
+  FdxConnectionError,
+  FdxError,
+  FdxLinkError,
+  FdxMaintenanceError,
+  FdxNotFoundError,
+  FdxRateLimitError,
+  FdxResponseError,
+  FdxTimeoutError,
+  FdxValidationError,
+  type ClientHooks,
+  type ClientOptions,
+} from "../../src/index.js";
+import { BASE, TOKEN, rejectionOf, startHttp, useMsw, type RealServer } from "../client/support.js";
+
+const { on, seen } = useMsw();
+const CONSENT = `${BASE}/consents/v1/c-1`;
+const grant = { id: "c-1", status: "ACTIVE" };
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const client = (options: Partial<ClientOptions> = {}) => createClient({ baseUrl: BASE, token: TOKEN, maxRetries: 2, ...options });
+const unavailable = () => HttpResponse.json({ code: "503", message: "Scheduled Maintenance" }, { status: 503, headers: { "Retry-After": "0" } });
+
+let server: RealServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("interaction ids", () => {
+  it("sends a random UUID v4 per call, the same on every attempt of that call", async () => {
+    on("get", CONSENT, (_, n) => (n === 2 ? unavailable() : HttpResponse.json(grant)));
+    await client().consents.get("c-1");
+    await client().consents.get("c-1");
+    const ids = seen.map((s) => s.headers["x-fapi-interaction-id"]);
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(ids[2]).toBe(ids[1]); // the retry of the second call
+  });
+
+  it("RequestOptions.interactionId sets it; interactionIds: false sends none unless a call sets one", async () => {
+    on("get", CONSENT, () => HttpResponse.json(grant));
+    await client().consents.get("c-1", { interactionId: "mine-1" });
+    await client({ interactionIds: false }).consents.get("c-1");
+    await client({ interactionIds: false }).consents.get("c-1", { interactionId: "mine-2" });
+    expect(seen.map((s) => s.headers["x-fapi-interaction-id"])).toEqual(["mine-1", undefined, "mine-2"]);
+  });
+
+  it("an unusable interactionId is refused before sending", async () => {
+    const error = await rejectionOf(client().consents.get("c-1", { interactionId: "a\r\nb" }));
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "interactionId", message: "must be a non-empty string valid in an HTTP header" }]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("FdxApiError.interactionId is the response's header, else the id sent", async () => {
+    on("get", CONSENT, (_, n) =>
+      HttpResponse.json(
+        { code: "NotFound", message: "resource not found" },
+        { status: 404, headers: n === 1 ? { "x-fapi-interaction-id": "from-server" } : {} },
+      ),
+    );
+    const echoed = (await rejectionOf(client().consents.get("c-1", { interactionId: "sent-1" }))) as FdxNotFoundError;
+    expect(echoed.interactionId).toBe("from-server");
+    const own = (await rejectionOf(client().consents.get("c-1", { interactionId: "sent-2" }))) as FdxNotFoundError;
+    expect(own.interactionId).toBe("sent-2");
+  });
+
+  it("connection errors, timeouts and bad responses carry the id sent", async () => {
+    server = await startHttp((req, res) => {
+      if (req.url?.endsWith("/hang")) return;
+      if (req.url?.endsWith("/reset")) return req.socket.destroy();
+      res.writeHead(200, { "content-type": "application/json" }).end("{not json");
+    });
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0, timeoutMs: 200 });
+    const timeout = await rejectionOf(c.consents.get("hang", { interactionId: "i-timeout" }));
+    expect(timeout).toBeInstanceOf(FdxTimeoutError);
+    expect((timeout as FdxTimeoutError).interactionId).toBe("i-timeout");
+    const reset = await rejectionOf(c.consents.get("reset", { interactionId: "i-reset" }));
+    expect(reset).toBeInstanceOf(FdxConnectionError);
+    expect((reset as FdxConnectionError).interactionId).toBe("i-reset");
+    const bad = await rejectionOf(c.consents.get("c-1", { interactionId: "i-bad" }));
+    expect(bad).toBeInstanceOf(FdxResponseError);
+    expect((bad as FdxResponseError).interactionId).toBe("i-bad");
+  });
+});
+
+describe("hooks", () => {
+  it("onRequest, onResponse and onRetry see every attempt, in order, with the same interaction id", async () => {
+    on("get", CONSENT, (_, n) => (n === 1 ? unavailable() : HttpResponse.json(grant)));
+    const events: string[] = [];
+    const hooks: ClientHooks = {
+      onRequest: (e) => void events.push(`request ${e.method} ${e.url} #${e.attempt} ${e.interactionId}`),
+      onResponse: (e) => {
+        expect(e.durationMs).toBeGreaterThanOrEqual(0);
+        expect(e.headers.get("content-type")).toContain("application/json");
+        events.push(`response ${e.status} #${e.attempt} ${e.interactionId}`);
+      },
+      onRetry: (e) => {
+        expect(e.error).toBeInstanceOf(FdxMaintenanceError);
+        events.push(`retry #${e.attempt} in ${e.delayMs} ms ${e.interactionId}`);
+      },
+    };
+    await client({ hooks }).consents.get("c-1", { interactionId: "iid" });
+    expect(events).toEqual([
+      `request GET ${CONSENT} #1 iid`,
+      "response 503 #1 iid",
+      "retry #1 in 0 ms iid",
+      `request GET ${CONSENT} #2 iid`,
+      "response 200 #2 iid",
+    ]);
+  });
+
+  it("onRequest may add headers, but never sees the token nor replaces it", async () => {
+    on("get", CONSENT, () => HttpResponse.json(grant));
+    const seenByHook: string[] = [];
+    const onRequest: ClientHooks["onRequest"] = async (e) => {
+      seenByHook.push(...[...e.headers].map(([name, value]) => `${name}: ${value}`));
+      e.headers.set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+      e.headers.set("Authorization", "Bearer forged");
+    };
+    await client({ hooks: { onRequest } }).consents.get("c-1", { interactionId: "iid" });
+    expect(seenByHook).toEqual(["accept: application/json", "x-fapi-interaction-id: iid"]);
+    expect(seen[0]?.headers.traceparent).toBe("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it("a throwing hook fails the call with an FdxError whose cause is its error, without retrying", async () => {
+    on("get", CONSENT, () => unavailable());
+    const boom = new Error("hook broke");
+    const onRequest = vi.fn(() => {
+      throw boom;
+    });
+    const before = (await rejectionOf(client({ hooks: { onRequest } }).consents.get("c-1"))) as FdxError;
+    expect(before).toBeInstanceOf(FdxError);
+    expect(before.message).toBe("The onRequest hook threw (see cause)");
+    expect(before.cause).toBe(boom);
+    expect(seen).toHaveLength(0); // a throwing onRequest sends nothing
+
+    const onRetry = vi.fn(async () => Promise.reject(boom));
+    const during = (await rejectionOf(client({ hooks: { onRetry } }).consents.get("c-1"))) as FdxError;
+    expect(during.cause).toBe(boom);
+    expect(onRetry).toHaveBeenCalledTimes(1);
+    expect(seen).toHaveLength(1);
+
+    const onResponse = () => Promise.reject(boom);
+    const after = (await rejectionOf(client({ hooks: { onResponse } }).consents.get("c-1"))) as FdxError;
+    expect(after.message).toBe("The onResponse hook threw (see cause)");
+    expect(seen).toHaveLength(2);
+  });
+
+  it("runs for pages and downloads too", async () => {
+    const PRODUCTS = `${BASE}/statements/v2/p-1/a-1`;
+    on("get", PRODUCTS, () => HttpResponse.json({ statements: [{ statementId: "s-1" }], links: {} }));
+    on("get", `${BASE}/docs/s-1`, () => new HttpResponse("%PDF-1.7", { headers: { "Content-Type": "application/pdf" } }));
+    const urls: string[] = [];
+    const c = client({ hooks: { onResponse: (e) => void urls.push(`${e.status} ${e.url}`) } });
+    await c.statements.list({ providerId: "p-1", accountId: "a-1" }).toArray();
+    await (await c.statements.download("/docs/s-1")).arrayBuffer();
+    expect(urls).toEqual([`200 ${PRODUCTS}`, `200 ${BASE}/docs/s-1`]);
+  });
+
+  it("hooks that are not functions are refused by createClient", () => {
+    const error = (() => {
+      try {
+        client({ hooks: { onRetry: "log" as never } });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "hooks.onRetry", message: "must be a function" }]);
+  });
+});
+
+describe("redirects", () => {
+  it("a JSON call follows no redirect: FdxLinkError with the Location, and nothing reaches the other place", async () => {
+    let elsewhere = 0;
+    const other = await startHttp((_, res) => {
+      elsewhere++;
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ subscriptionId: "forged" }));
+    });
+    server = await startHttp((_, res) => res.writeHead(307, { location: `${other.url}/collect` }).end());
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 2 });
+    const error = (await rejectionOf(
+      c.subscriptions.create({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://me.example/hook" }),
+    )) as FdxLinkError;
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect(error.href).toBe(`${other.url}/collect`);
+    expect(error.message).toBe(`POST ${server.url}/notifications/v1/subscriptions answered 307: calls that answer JSON follow no redirect`);
+    expect(server.count).toBe(1); // not retried
+    expect(elsewhere).toBe(0);
+    await other.close();
+  });
+
+  it("a page answered with a 302 is refused the same way", async () => {
+    server = await startHttp((_, res) => res.writeHead(302, { location: "https://evil.test/page" }).end());
+    const c = createClient({ baseUrl: server.url, token: TOKEN });
+    const error = (await rejectionOf(c.statements.list({ providerId: "p", accountId: "a" }).toArray())) as FdxLinkError;
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect(error.href).toBe("https://evil.test/page");
+  });
+});
+
+describe("limits", () => {
+  it("a JSON body above maxResponseBytes after decompression rejects, and reading stops", async () => {
+    // A gzip bomb made on the fly: 1 GiB of spaces, produced only as fast as the client reads.
+    const total = 1024 * 1024 * 1024;
+    let produced = 0;
+    server = await startHttp((_, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      const spaces = Buffer.alloc(1024 * 1024, " ");
+      const source = new Readable({
+        read() {
+          if (produced >= total) return void this.push(null);
+          produced += spaces.length;
+          this.push(spaces);
+        },
+      });
+      source.pipe(createGzip()).pipe(res);
+      res.on("close", () => source.destroy());
+    });
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxResponseBytes: 1024 * 1024 });
+    const error = (await rejectionOf(c.consents.get("c-1"))) as FdxResponseError;
+    expect(error).toBeInstanceOf(FdxResponseError);
+    expect(error.issues).toEqual([{ path: "", message: "response body is larger than maxResponseBytes (1048576 bytes)" }]);
+    expect(server.count).toBe(1); // not retried
+    // Reading stopped near the cap: the server was asked for a small part of its gigabyte.
+    expect(produced).toBeLessThan(total / 8);
+  });
+
+  it("maxResponseBytes must be an integer >= 1", () => {
+    expect(() => client({ maxResponseBytes: 0 })).toThrow(FdxValidationError);
+    expect(() => client({ maxResponseBytes: 1.5 })).toThrow(/maxResponseBytes: must be an integer >= 1/);
+  });
+
+  it("fifty calls sharing one signal while waiting out a Retry-After add no listener to it", async () => {
+    on("get", CONSENT, (_, n) =>
+      n <= 50 ? HttpResponse.json({ code: "1207" }, { status: 429, headers: { "Retry-After": "0.05" } }) : HttpResponse.json(grant),
+    );
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const shared = new AbortController();
+      const c = client();
+      const calls = Array.from({ length: 50 }, () => c.consents.get("c-1", { signal: shared.signal }));
+      await expect(Promise.all(calls)).resolves.toHaveLength(50);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain("MaxListenersExceededWarning");
+  });
+
+  it("a Retry-After of exactly 60 s is waited out; above it the error surfaces", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    try {
+      on("get", CONSENT, (_, n) =>
+        n === 1 ? HttpResponse.json({ code: "1207" }, { status: 429, headers: { "Retry-After": "60" } }) : HttpResponse.json(grant),
+      );
+      const pending = client().consents.get("c-1");
+      await vi.advanceTimersByTimeAsync(60_000);
+      await expect(pending).resolves.toEqual(grant);
+      on("get", `${BASE}/consents/v1/c-2`, () => HttpResponse.json({ code: "1207" }, { status: 429, headers: { "Retry-After": "61" } }));
+      const error = (await rejectionOf(client().consents.get("c-2"))) as FdxRateLimitError;
+      expect(error.retryAfterMs).toBe(61_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
