@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runBundle } from "./bundle.mjs";
 import { runDownload } from "./download.mjs";
+import { runExport } from "./export.mjs";
 import { runImportTime } from "./import-time.mjs";
 import { runOverhead } from "./overhead.mjs";
 import { runPagination } from "./pagination.mjs";
@@ -31,16 +32,18 @@ export const SIZES = {
     pagination: { pages: 300, perPage: 50, rounds: 25, slowRounds: 3, workMs: 2 },
     download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
     importTime: { runs: 7 },
+    export: { runs: 3, accounts: 3, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
     pagination: { pages: 3, perPage: 5, rounds: 1, slowRounds: 1, workMs: 1 },
     download: { bytes: 256 * 1024, timeRuns: 1, memoryRuns: 1 },
     importTime: { runs: 1 },
+    export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20, warmUp: false },
   },
 };
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -83,6 +86,11 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
   if (only.includes("import")) {
     log("▶ cold import time");
     results.importTime = await runImportTime(sizes.importTime);
+  }
+  if (only.includes("export")) {
+    const e = sizes.export;
+    log(`▶ bulk export (${e.accounts} account(s), sandbox rate limit ${e.rateLimit.limit} per ${e.rateLimit.windowMs} ms, ${e.latencyMs} ms latency)`);
+    results.export = await runExport(e);
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

@@ -55,12 +55,17 @@ describe("bench harness, smoke mode", () => {
     );
     for (const m of results.importTime.modules) expect(m.ms).toBeGreaterThan(0);
 
+    expect(results.export).toMatchObject({ accounts: 1, requests: positive, boundMs: positive });
+    expect(results.export.contenders).toHaveLength(3);
+    for (const c of results.export.contenders) expect(c).toMatchObject({ exportMs: positive, wallMs: positive, efficiency: positive, failed: expect.any(Number) });
+
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
-    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time"]) {
+    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit"]) {
       expect(markdown).toContain(heading);
     }
-  });
+    // Every section, the export's child processes included: minutes on a loaded two-core machine.
+  }, 180_000);
 });

@@ -1,4 +1,4 @@
-import { clientCredentials, createClient, type FdxClient, type TokenProvider } from "@fdxkit/client";
+import { clientCredentials, createClient, type ClientOptions, type FdxClient, type TokenProvider } from "@fdxkit/client";
 import { UsageError } from "./errors.js";
 import type { Output } from "./output.js";
 
@@ -145,8 +145,11 @@ export function verboseFetch(output: Output): (input: Request) => Promise<Respon
   };
 }
 
+/** The client's hooks (DESIGN.md §3 "Hooks") a command may set: the export reads the 429s through `onRetry`. */
+export type CliHooks = NonNullable<ClientOptions["hooks"]>;
+
 /** The client for a resolved configuration. Registers its secrets with the output first. */
-export function buildClient(config: ResolvedConfig, output: Output): FdxClient {
+export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHooks = {}): FdxClient {
   const fetch = config.verbose ? verboseFetch(output) : undefined;
   let token: TokenProvider;
   if (config.auth.kind === "token") {
@@ -171,5 +174,6 @@ export function buildClient(config: ResolvedConfig, output: Output): FdxClient {
     ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     allowInsecureCallbackUrls: config.allowInsecureCallbackUrls,
+    hooks,
   });
 }

@@ -1,6 +1,6 @@
 import type { FdxClient } from "@fdxkit/client";
 import type { Command } from "commander";
-import { buildClient, resolveConfig, type GlobalOptions, type ResolvedConfig } from "./config.js";
+import { buildClient, resolveConfig, type CliHooks, type GlobalOptions, type ResolvedConfig } from "./config.js";
 import type { ExitCode } from "./errors.js";
 import type { Output } from "./output.js";
 
@@ -8,8 +8,8 @@ import type { Output } from "./output.js";
 export interface Context {
   output: Output;
   options: GlobalOptions;
-  /** The configured client; resolving the configuration may throw a UsageError. */
-  client(): FdxClient;
+  /** The configured client; resolving the configuration may throw a UsageError. `hooks` count only on the first call. */
+  client(hooks?: CliHooks): FdxClient;
   config(): ResolvedConfig;
 }
 
@@ -37,6 +37,6 @@ export function contextFor(command: Command, state: RunState): Context {
     output: state.output,
     options,
     config: getConfig,
-    client: () => (client ??= buildClient(getConfig(), state.output)),
+    client: (hooks) => (client ??= buildClient(getConfig(), state.output, hooks)),
   };
 }

@@ -1,29 +1,38 @@
 import { UsageError } from "./errors.js";
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
+
+function isCalendarDate(day: string): boolean {
+  const date = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
+}
 
 /**
- * `--from`/`--to` values: a date-only `YYYY-MM-DD` covers the whole UTC day
- * (`--from` its start, `--to` its last millisecond), so `--to 2025-06-30`
- * includes statements of June 30. Other values go to the SDK as given (ISO
- * 8601 date-times), which rejects anything it cannot read.
+ * A `--from`/`--to` value as an instant. A date-only `YYYY-MM-DD` covers the
+ * whole UTC day: `--from` its first millisecond, `--to` its last (so
+ * `--to 2025-06-30` includes statements of June 30). A date-time is ISO 8601,
+ * UTC when it names no offset. Anything else is a usage error naming the flag.
  */
-export function rangeStart(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  return DATE_ONLY.test(value) ? `${checkDate("--from", value)}T00:00:00.000Z` : value;
-}
-
-export function rangeEnd(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  return DATE_ONLY.test(value) ? `${checkDate("--to", value)}T23:59:59.999Z` : value;
-}
-
-function checkDate(flag: string, value: string): string {
-  const date = new Date(`${value}T00:00:00Z`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a calendar date (YYYY-MM-DD)`);
+export function parseFlagDate(flag: "--from" | "--to", value: string): Date {
+  const text = value.trim();
+  const dateOnly = DATE_ONLY.exec(text);
+  if (dateOnly && isCalendarDate(text)) return new Date(`${text}T${flag === "--to" ? "23:59:59.999" : "00:00:00.000"}Z`);
+  const dateTime = DATE_TIME.exec(text);
+  if (dateTime && isCalendarDate(dateTime[1]!)) {
+    const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text);
+    const time = Date.parse(hasZone ? text : `${text}Z`);
+    if (!Number.isNaN(time)) return new Date(time);
   }
-  return value;
+  throw new UsageError(`${flag}: must be a date (YYYY-MM-DD) or an ISO 8601 date-time such as 2025-06-30T00:00:00Z (got ${JSON.stringify(value)})`);
+}
+
+/** `--from`/`--to` of a command, both optional; `--from` after `--to` is a usage error. */
+export function flagRange(from: string | undefined, to: string | undefined): { start: Date | undefined; end: Date | undefined } {
+  const start = from === undefined ? undefined : parseFlagDate("--from", from);
+  const end = to === undefined ? undefined : parseFlagDate("--to", to);
+  if (start && end && start.getTime() > end.getTime()) throw new UsageError(`--from: must not be after --to (${start.toISOString()} > ${end.toISOString()})`);
+  return { start, end };
 }
 
 /** A statement date for people: `2025-06-30` for a midnight-UTC date-time, else as sent. */

@@ -9,6 +9,7 @@ import {
   FdxWebhookError,
 } from "@fdxkit/client";
 import { CommanderError } from "commander";
+import { printable } from "./text.js";
 
 /** Process exit codes; the README documents this table. */
 export const ExitCode = {
@@ -34,7 +35,55 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** A problem with the command line or the configuration, found before any request. */
 export class UsageError extends Error {
-  override readonly name = "UsageError";
+  override readonly name: string = "UsageError";
+}
+
+/** Input the SDK rejected, told in the command's terms: each issue names the flag (or argument) it came from. */
+export class FlagError extends UsageError {
+  override readonly name = "FlagError";
+  readonly issues: { path: string; message: string }[];
+
+  constructor(issues: { path: string; message: string }[]) {
+    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "));
+    this.issues = issues;
+  }
+}
+
+/**
+ * The SDK's field names (FdxValidationError issue paths, and the names its
+ * messages mention) as the CLI's flags and arguments. One table for every
+ * command: the same SDK field is always the same flag.
+ */
+export const FLAG_FOR_FIELD: Readonly<Record<string, string>> = {
+  baseUrl: "--base-url",
+  productsUrl: "--products-url",
+  timeoutMs: "--timeout",
+  maxRetries: "--max-retries",
+  callbackUrl: "--callback-url",
+  effectiveDate: "--effective-date",
+  callbackEmail: "--callback-email",
+  category: "--category",
+  type: "--type",
+  providerId: "--provider",
+  accountId: "--account",
+  startTime: "--from",
+  endTime: "--to",
+  limit: "--limit",
+  subscriptionId: "<id>",
+  consentId: "<id>",
+  notificationPayloadId: "<id>",
+};
+
+const FIELD_NAMES = new RegExp(`\\b(${Object.keys(FLAG_FOR_FIELD).join("|")})\\b`, "g");
+
+/** An FdxValidationError in terms of the command line: `startTime: …` becomes `--from: …`, `(input): must set at least one of callbackUrl, …` becomes `must set at least one of --callback-url, …`. */
+export function toFlagError(error: FdxValidationError): FlagError {
+  return new FlagError(
+    error.issues.map((issue) => ({
+      path: issue.path === "" ? "" : (FLAG_FOR_FIELD[issue.path] ?? issue.path),
+      message: issue.message.replace(FIELD_NAMES, (name) => FLAG_FOR_FIELD[name]!),
+    })),
+  );
 }
 
 /** The exit code for an error, given the token URL in use (its refusals are authentication failures). */
@@ -74,6 +123,11 @@ export interface ErrorReport {
 }
 
 export function describeError(error: unknown): ErrorReport {
+  if (error instanceof FdxValidationError) {
+    // Still named for what it is (scripts may branch on it), but in the command's terms.
+    const flags = toFlagError(error);
+    return { error: error.name, message: flags.message, issues: flags.issues };
+  }
   if (error instanceof FdxApiError) {
     const report: ErrorReport = { error: error.name, message: error.message, status: error.status };
     if (error.code !== undefined) report.code = error.code;
@@ -81,7 +135,7 @@ export function describeError(error: unknown): ErrorReport {
     report.request = `${error.method} ${error.url}`;
     return report;
   }
-  if (error instanceof FdxValidationError || error instanceof FdxWebhookError) {
+  if (error instanceof FlagError || error instanceof FdxWebhookError) {
     return { error: error.name, message: error.message, issues: error.issues };
   }
   if (error instanceof FdxResponseError) return { error: error.name, message: error.message, status: error.status, issues: error.issues };
@@ -94,20 +148,20 @@ export function describeError(error: unknown): ErrorReport {
 /** The text form: first line `error: …`, then indented details. */
 export function formatError(error: unknown): string {
   const report = describeError(error);
-  if (error instanceof FdxValidationError && report.issues?.length) {
-    return ["error: invalid input", ...report.issues.map((i) => `  ${i.path || "(input)"}: ${i.message}`)].join("\n");
+  if ((error instanceof FdxValidationError || error instanceof FlagError) && report.issues?.length) {
+    return ["error: invalid input", ...report.issues.map((i) => `  ${i.path ? `${i.path}: ` : ""}${printable(i.message)}`)].join("\n");
   }
   const lines: string[] = [];
   const head: string[] = [];
   if (report.status !== undefined) head.push(`HTTP ${report.status}`);
   if (report.code !== undefined) head.push(`FDX code ${report.code}`);
-  lines.push(`error: ${report.message}${head.length ? ` (${head.join(", ")})` : ""}`);
-  if (report.debugMessage !== undefined) lines.push(`  debugMessage: ${report.debugMessage}`);
-  if (report.request !== undefined) lines.push(`  request: ${report.request}`);
-  if (report.href !== undefined) lines.push(`  href: ${report.href}`);
-  for (const issue of report.issues ?? []) lines.push(`  ${issue.path || "(response)"}: ${issue.message}`);
+  lines.push(`error: ${printable(report.message)}${head.length ? ` (${printable(head.join(", "))})` : ""}`);
+  if (report.debugMessage !== undefined) lines.push(`  debugMessage: ${printable(report.debugMessage)}`);
+  if (report.request !== undefined) lines.push(`  request: ${printable(report.request)}`);
+  if (report.href !== undefined) lines.push(`  href: ${printable(report.href)}`);
+  for (const issue of report.issues ?? []) lines.push(`  ${printable(issue.path || "(response)")}: ${printable(issue.message)}`);
   if (error instanceof FdxConnectionError && error.cause instanceof Error && error.cause.message && !error.message.includes(error.cause.message)) {
-    lines.push(`  cause: ${error.cause.message}`);
+    lines.push(`  cause: ${printable(error.cause.message)}`);
   }
   return lines.join("\n");
 }

@@ -1,4 +1,7 @@
 import { describeError, formatError } from "./errors.js";
+import { printable, stripControls } from "./text.js";
+
+export { printable, stripControls };
 
 /** A writable the CLI prints to: process.stdout/stderr, or a test double. */
 export interface Sink {
@@ -42,26 +45,35 @@ export class Output {
 
   /** Data for stdout: `value` as JSON with `--json`, else `text()` (called only then). */
   data(value: unknown, text: () => string): void {
-    if (this.json) this.stdout.write(this.redact(`${JSON.stringify(value, null, 2)}\n`));
-    else this.stdout.write(this.redact(ensureNewline(text())));
+    if (this.json) this.stdout.write(this.redact(`${jsonText(value, 2)}\n`));
+    else this.stdout.write(this.redact(stripControls(ensureNewline(text()))));
   }
 
   /** One JSON value per line (`listen --json`), or a text line. */
   line(value: unknown, text: () => string): void {
-    if (this.json) this.stdout.write(this.redact(`${JSON.stringify(value)}\n`));
-    else this.stdout.write(this.redact(ensureNewline(text())));
+    if (this.json) this.stdout.write(this.redact(`${jsonText(value)}\n`));
+    else this.stdout.write(this.redact(stripControls(ensureNewline(text()))));
   }
 
   /** A diagnostic line on stderr (progress logs, verbose request lines, notices). */
   info(text: string): void {
-    this.stderr.write(this.redact(ensureNewline(text)));
+    this.stderr.write(this.redact(stripControls(ensureNewline(text))));
   }
 
   /** An error on stderr: `{ "error": … }` with `--json`, else the text form with FDX code and debugMessage. */
   error(error: unknown): void {
-    if (this.json) this.stderr.write(this.redact(`${JSON.stringify({ error: describeError(error) })}\n`));
-    else this.stderr.write(this.redact(ensureNewline(formatError(error))));
+    if (this.json) this.stderr.write(this.redact(`${jsonText({ error: describeError(error) })}\n`));
+    else this.stderr.write(this.redact(stripControls(ensureNewline(formatError(error)))));
   }
+}
+
+/**
+ * JSON with DEL and the C1 controls escaped too: JSON.stringify escapes only
+ * C0, and a terminal may act on a raw U+009B (CSI) in server text.
+ */
+function jsonText(value: unknown, indent?: number): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function ensureNewline(text: string): string {
@@ -76,15 +88,9 @@ export function cell(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Strips control characters (terminal escapes) from server-provided text before it reaches a terminal. */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "�");
-}
-
 /** Columns padded to the widest cell, two spaces apart, a header row first. */
 export function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const cells = rows.map((row) => headers.map((_, i) => printable(cell(row[i])).replace(/\n/g, " ")));
+  const cells = rows.map((row) => headers.map((_, i) => printable(cell(row[i]))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
   const format = (row: readonly string[]) =>
     row
@@ -99,7 +105,7 @@ export function keyValues(object: Record<string, unknown>, order: readonly strin
   const keys = [...order.filter((k) => k in object), ...Object.keys(object).filter((k) => !order.includes(k))];
   if (keys.length === 0) return "(empty)";
   const width = Math.max(...keys.map((k) => k.length));
-  return keys.map((k) => `${k.padEnd(width)}  ${printable(cell(object[k])).replace(/\n/g, " ")}`).join("\n");
+  return keys.map((k) => `${k.padEnd(width)}  ${printable(cell(object[k]))}`).join("\n");
 }
 
 /** Bytes for people: 1.2 MB. */

@@ -1,19 +1,20 @@
-import { Command, CommanderError } from "commander";
+import { CommanderError, type Command } from "commander";
 import { version } from "../package.json";
 import { registerConsents } from "./commands/consents.js";
 import { registerListen } from "./commands/listen.js";
 import { registerMaintenance } from "./commands/maintenance.js";
 import { registerStatements } from "./commands/statements.js";
 import { registerSubscriptions } from "./commands/subscriptions.js";
+import { FdxCommand } from "./command.js";
 import { ENV, secretsFrom } from "./config.js";
 import type { RunState } from "./context.js";
 import { ExitCode, exitCodeFor } from "./errors.js";
 import { Output, type Sink } from "./output.js";
 
 /** The command tree. Global options may stand before or after the subcommand. */
-export function buildProgram(state: RunState): Command {
+export function buildProgram(state: RunState): FdxCommand {
   const { output } = state;
-  const program = new Command("fdxkit")
+  const program = new FdxCommand("fdxkit")
     .description("Operations on an FDX notifications, consents and statements service, built on @fdxkit/client.")
     .version(version, "-V, --version")
     .option("--base-url <url>", `base URL: notifications and consents (env ${ENV.baseUrl})`)
@@ -42,6 +43,11 @@ Authentication: --token, or --token-url + --client-id + --client-secret [+ --sco
 Exit codes: 0 ok, 1 failure, 2 usage/validation, 3 authentication, 4 not found,
 5 rate limited/maintenance, 6 network, 130 interrupted.`,
     );
+
+  // After commander has rejected unknown options and before the action runs.
+  program.hook("preAction", (_program, action: Command) => {
+    if (action instanceof FdxCommand) action.checkRequired();
+  });
 
   registerSubscriptions(program, state);
   registerMaintenance(program, state);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { startMockServer, type MockServer } from "@fdxkit/mock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, mockFlags, runCli, startServer, TOKEN, type TestServer } from "./helpers.js";
@@ -73,7 +74,7 @@ describe("subscriptions", () => {
     const result = await runCli(["subscriptions", "create", "--category", "CONSENT", "--type", "CONSENT_UPDATED", "--callback-url", "http://localhost:9/x", ...flags]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain("callbackUrl");
+    expect(result.stderr).toBe("error: invalid input\n  --callback-url: must be an absolute https: URL\n");
     expect(mock.subscriptions).toEqual([]);
   });
 
@@ -88,7 +89,7 @@ describe("subscriptions", () => {
   it("update without any field is rejected before sending (exit 2)", async () => {
     const result = await runCli(["subscriptions", "update", "some-id", ...flags]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/error: invalid input/);
+    expect(result.stderr).toBe("error: invalid input\n  must set at least one of --callback-url, --effective-date, --callback-email\n");
   });
 
   it("--json errors are JSON on stderr, and stdout stays empty", async () => {
@@ -96,8 +97,11 @@ describe("subscriptions", () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     const report = JSON.parse(result.stderr);
-    expect(report.error).toMatchObject({ error: "FdxValidationError" });
-    expect(report.error.issues[0].path).toBe("subscriptionId");
+    expect(report.error).toEqual({
+      error: "FdxValidationError",
+      message: "<id>: must be at most 256 characters",
+      issues: [{ path: "<id>", message: "must be at most 256 characters" }],
+    });
   });
 });
 
@@ -170,7 +174,7 @@ describe("statements list", () => {
     expect(unknown.stderr).toContain('debugMessage: Unknown account "ACC-9"');
     const badDate = await runCli(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--from", "2025-02-30", ...flags]);
     expect(badDate.code).toBe(2);
-    expect(badDate.stderr).toContain("--from");
+    expect(badDate.stderr).toMatch(/^error: --from: must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time .*\(got "2025-02-30"\)\n/);
     const wide = await runCli(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--from", "2020-01-01", "--to", "2025-01-01", ...flags]);
     expect(wide.code).toBe(2);
     expect(wide.stderr).toContain("FDX code 703");
@@ -254,5 +258,75 @@ describe("exit codes", () => {
     const result = await runCli(["consents", "get", "consent-active-1", ...flags, "--max-retries", "0"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("(HTTP 500, FDX code 500)");
+  });
+});
+
+describe("errors in the command's terms", () => {
+  const provider = () => mock.seed.providerId;
+
+  it("date flags are named as typed, for list and export alike, never as startTime/endTime", async () => {
+    const cases: [string[], RegExp][] = [
+      [["statements", "list", "--provider", "p", "--account", "a", "--from", "yesterday"], /^error: --from: must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/],
+      [["statements", "list", "--provider", "p", "--account", "a", "--from", "2025-07-01", "--to", "2025-06-30"], /^error: --from: must not be after --to/],
+      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--to", "2025-13-40"], /^error: --to: must be a date/],
+      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--from", "2030-01-01"], /^error: --from: must not be after --to .*--to defaults to now/],
+      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--shard", "3/2"], /^error: --shard: must be I\/N with 1 <= I <= N/],
+      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--concurrency", "0"], /^error: --concurrency must be an integer >= 1/],
+      [["statements", "export", "--provider", "p", "--out", "/nonexistent/never"], /^error: give the accounts to export: --account ID \(repeatable\) or --accounts-file FILE/],
+      [["statements", "list", "--provider", provider(), "--account", ".."], /^error: invalid input\n {2}--account: must not be "\." or "\.\."\n$/],
+      [["subscriptions", "create", "--category", "NOPE", "--type", "SERVICE", "--callback-url", "https://example.com/x", "--effective-date", "2025-02-30"], /^error: invalid input\n {2}--category: must be one of .*\n {2}--effective-date: must be a real date \(YYYY-MM-DD\)\n$/],
+    ];
+    for (const [args, expected] of cases) {
+      const result = await runCli([...args, ...flags]);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toMatch(expected);
+      expect(result.stderr).not.toMatch(/startTime|endTime|accountId|providerId|callbackUrl|effectiveDate|\(input\)/);
+      expect(result.stdout).toBe("");
+    }
+  });
+
+  it("an unknown option is named, even when a required option is missing too", async () => {
+    for (const args of [
+      ["statements", "export", "--provider", "sandbox-bank", "--acount", "ACC-1001", "--out", "/nonexistent/never"],
+      ["statements", "list", "--provider", "sandbox-bank", "--acount", "ACC-1001"],
+      ["subscriptions", "create", "--category", "CONSENT", "--callback-ur", "https://example.com/x"],
+    ]) {
+      const result = await runCli([...args, ...flags]);
+      expect(result.code).toBe(2);
+      const typo = args.find((a) => a === "--acount" || a === "--callback-ur")!;
+      expect(result.stderr).toContain(`error: unknown option '${typo}'`);
+      expect(result.stderr).not.toContain("required option");
+    }
+    // A missing required option alone is still reported as such.
+    const missing = await runCli(["statements", "export", "--account", "ACC-1001", "--out", "/nonexistent/never", ...flags]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("error: required option '--provider <id>' not specified");
+  });
+
+  it("server text reaches the terminal without its control sequences", async () => {
+    const hostile = "no such consent \u001b]0;pwned\u0007\u001b[2J\u001b[31mhere\u001b[0m\u009b1m";
+    const server = await startServer((req, res) => {
+      res.statusCode = 404;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ code: 701, message: hostile, debugMessage: "line\nerror: forged \u001b[1mline" }));
+    });
+    try {
+      const text = await runCli(["consents", "get", "c", "--base-url", server.url, "--token", TOKEN]);
+      expect(text.code).toBe(4);
+      expect(text.stderr).toBe(`error: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n  request: GET ${server.url}/consents/v1/c\n`);
+
+      const exported = await runCli(["statements", "export", "--provider", "p", "--account", "a", "--out", `${tmpdir()}/fdxkit-never-${process.pid}`, "--base-url", server.url, "--token", TOKEN]);
+      expect(exported.code).toBe(4);
+      expect(exported.stderr).toContain("a: the statement list could not be read\nerror: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n");
+      expect(exported.stdout).toMatch(/^Export incomplete: the statement list of 1 account\(s\) could not be read/);
+      for (const out of [exported.stdout, exported.stderr, text.stdout]) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+
+      // --json keeps the server's text as data, escaped by JSON: nothing a terminal acts on.
+      const json = await runCli(["consents", "get", "c", "--base-url", server.url, "--token", TOKEN, "--json"]);
+      expect(json.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+      expect(JSON.parse(json.stderr).error.message).toBe(hostile);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,6 +1,9 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startMockServer, type MockServer } from "@fdxkit/mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, leaks, readBody, runCli, startServer, type CliResult, type TestServer } from "./helpers.js";
+import { assertBuilt, leaks, readBody, runCli, startProxy, startServer, type CliResult, type TestServer } from "./helpers.js";
 
 // Long, distinctive values, so a leak in any output is found.
 const ACCESS_TOKEN = "at-7f3c9e1b2d4a6f8e0c1b3d5f7a9e2c4b";
@@ -167,5 +170,57 @@ describe("client credentials", () => {
     const result = await runCli(["consents", "get", consentId, ...base(), ...ccFlags(), "--json"], { FDXKIT_TOKEN: "env-token-that-is-wrong" });
     expect(result.code).toBe(0);
     expectNoSecret(result, CLIENT_SECRET, ACCESS_TOKEN, "env-token-that-is-wrong");
+  });
+});
+
+describe("statements export", () => {
+  it("writes no token or secret into any output, file name, file or the manifest, even where the server echoes the token", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "fdxkit-cli-secrets-"));
+    // Echoes the bearer token it receives into statement ids and descriptions, and into an error body.
+    const proxy = await startProxy(mock.baseUrl, {
+      intercept(req, res) {
+        if (/%7C2025-0[1-2]%2F/.test(req.url ?? "")) {
+          res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ code: "500", message: `storage refused ${req.headers.authorization}`, debugMessage: `token=${req.headers.authorization}` }));
+          return true;
+        }
+        return false;
+      },
+      transformJson(body, req) {
+        const page = body as { statements?: Record<string, unknown>[] };
+        page.statements?.forEach((s, i) => {
+          s.description = `for ${req.headers.authorization}`;
+          if (i % 2 === 0) s.statementId = `${String(s.statementId)}:${req.headers.authorization}`;
+        });
+        return page;
+      },
+    });
+    try {
+      const args = [
+        "statements", "export", "--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--from", "2024-12-01", "--to", "2025-06-30",
+        "--out", dir, "--base-url", proxy.url, "--products-url", `${proxy.url}/products`, "--max-retries", "0",
+        "--token-url", `${tokenServer.url}/oauth/token`, "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET, "--verbose",
+      ];
+      for (const extra of [[], ["--json"]]) {
+        const result = await runCli([...args, ...extra]);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain("storage refused Bearer [redacted]");
+        expectNoSecret(result, CLIENT_SECRET, ACCESS_TOKEN);
+      }
+      const files = (await readdir(dir, { recursive: true })).map(String);
+      expect(files).toContain("manifest.jsonl");
+      const manifest = await readFile(join(dir, "manifest.jsonl"), "utf8");
+      expect(manifest).toContain(":Bearer ***");
+      for (const name of files) {
+        expect(leaks(name, ACCESS_TOKEN) || leaks(name, CLIENT_SECRET), name).toBe(false);
+        const path = join(dir, name);
+        if (!name.endsWith(".pdf") && !name.endsWith(".jsonl")) continue;
+        const text = (await readFile(path)).toString("latin1");
+        expect(leaks(text, ACCESS_TOKEN) || leaks(text, CLIENT_SECRET), name).toBe(false);
+      }
+    } finally {
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,9 @@
 import { FdxAbortError, FdxConnectionError, FdxNotFoundError, FdxRateLimitError, FdxTimeoutError, FdxUnauthorizedError, FdxValidationError } from "@fdxkit/client";
 import { describe, expect, it } from "vitest";
 import { resolveConfig, secretsFrom } from "../src/config.js";
-import { rangeEnd, rangeStart } from "../src/dates.js";
-import { ExitCode, exitCodeFor, UsageError } from "../src/errors.js";
-import { abortableBody, raceAbort } from "../src/export/abortable.js";
+import { flagRange, parseFlagDate } from "../src/dates.js";
+import { ExitCode, exitCodeFor, formatError, UsageError } from "../src/errors.js";
 import { statementFileName } from "../src/export/filename.js";
-import { runPool } from "../src/export/pool.js";
 import { Output } from "../src/output.js";
 
 const scope = { providerId: "sandbox-bank", accountId: "ACC-1001" };
@@ -73,11 +71,44 @@ describe("output", () => {
 });
 
 describe("dates", () => {
-  it("a date-only --from/--to covers whole UTC days; invalid dates are usage errors", () => {
-    expect(rangeStart("2025-06-01")).toBe("2025-06-01T00:00:00.000Z");
-    expect(rangeEnd("2025-06-30")).toBe("2025-06-30T23:59:59.999Z");
-    expect(rangeEnd("2025-06-30T12:00:00Z")).toBe("2025-06-30T12:00:00Z");
-    expect(() => rangeEnd("2025-02-30")).toThrow(UsageError);
+  it("a date-only --from/--to covers whole UTC days; date-times are UTC unless they name an offset", () => {
+    expect(parseFlagDate("--from", "2025-06-01").toISOString()).toBe("2025-06-01T00:00:00.000Z");
+    expect(parseFlagDate("--to", "2025-06-30").toISOString()).toBe("2025-06-30T23:59:59.999Z");
+    expect(parseFlagDate("--to", "2025-06-30T12:00:00Z").toISOString()).toBe("2025-06-30T12:00:00.000Z");
+    expect(parseFlagDate("--to", "2025-06-30T12:00").toISOString()).toBe("2025-06-30T12:00:00.000Z");
+    expect(parseFlagDate("--from", "2025-06-30T12:00:00+02:00").toISOString()).toBe("2025-06-30T10:00:00.000Z");
+  });
+
+  it("a bad date is a usage error naming the flag, never the SDK's field", () => {
+    for (const [flag, value] of [["--to", "2025-02-30"], ["--from", "yesterday"], ["--from", "2025-13-01T00:00:00Z"], ["--to", ""]] as const) {
+      expect(() => parseFlagDate(flag, value)).toThrow(UsageError);
+      expect(() => parseFlagDate(flag, value)).toThrow(new RegExp(`^${flag}: must be a date \\(YYYY-MM-DD\\) or an ISO 8601 date-time`));
+    }
+    expect(() => flagRange("2025-07-01", "2025-06-30")).toThrow(/^--from: must not be after --to/);
+    expect(flagRange(undefined, undefined)).toEqual({ start: undefined, end: undefined });
+  });
+});
+
+describe("validation errors in the CLI's terms", () => {
+  it("name the flags, not the SDK's fields, also inside messages", () => {
+    const text = formatError(
+      new FdxValidationError([
+        { path: "startTime", message: "must not be after endTime" },
+        { path: "accountId", message: 'must not be "." or ".."' },
+        { path: "", message: "must set at least one of callbackUrl, effectiveDate, callbackEmail" },
+        { path: "subscriptionId", message: "must be at most 256 characters" },
+      ]),
+    );
+    expect(text).toBe(
+      [
+        "error: invalid input",
+        "  --from: must not be after --to",
+        '  --account: must not be "." or ".."',
+        "  must set at least one of --callback-url, --effective-date, --callback-email",
+        "  <id>: must be at most 256 characters",
+      ].join("\n"),
+    );
+    expect(text).not.toMatch(/startTime|endTime|accountId|callbackUrl|\(input\)/);
   });
 });
 
@@ -94,61 +125,5 @@ describe("exit codes", () => {
     expect(exitCodeFor(new Error("x"))).toBe(ExitCode.Failure);
     // The token endpoint refusing the credentials (here with a 400) is an authentication failure.
     expect(exitCodeFor(new FdxNotFoundError({ ...apiInit(400), url: "https://auth.example.com/token" }), "https://auth.example.com/token")).toBe(ExitCode.Auth);
-  });
-});
-
-describe("export building blocks", () => {
-  it("runPool never runs more than `concurrency` at once and processes every item once", async () => {
-    let running = 0;
-    let max = 0;
-    const seen: number[] = [];
-    async function* items() {
-      for (let i = 0; i < 20; i++) yield i;
-    }
-    await runPool(items(), 3, async (i) => {
-      running++;
-      max = Math.max(max, running);
-      await new Promise((r) => setImmediate(r));
-      seen.push(i);
-      running--;
-    }, () => false);
-    expect(max).toBe(3);
-    expect(seen.sort((a, b) => a - b)).toEqual([...Array(20).keys()]);
-  });
-
-  it("runPool reports a source error after the work in flight", async () => {
-    async function* items() {
-      yield 1;
-      throw new Error("page failed");
-    }
-    const done: number[] = [];
-    const { sourceError } = await runPool(items(), 2, async (i) => void done.push(i), () => false);
-    expect(done).toEqual([1]);
-    expect((sourceError as Error).message).toBe("page failed");
-  });
-
-  it("abortableBody errors a pending read on abort and cancels the source", async () => {
-    let cancelled = false;
-    const source = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}), cancel: () => void (cancelled = true) });
-    const controller = new AbortController();
-    const reader = abortableBody(source, controller.signal).getReader();
-    const read = reader.read();
-    controller.abort();
-    await expect(read).rejects.toBeInstanceOf(FdxAbortError);
-    expect(cancelled).toBe(true);
-  });
-
-  it("raceAbort rejects at once on abort and hands a late value to discard", async () => {
-    let resolveLate!: (v: string) => void;
-    const late = new Promise<string>((r) => (resolveLate = r));
-    const controller = new AbortController();
-    const discarded: string[] = [];
-    const raced = raceAbort(late, controller.signal, (v) => discarded.push(v));
-    controller.abort();
-    await expect(raced).rejects.toBeInstanceOf(FdxAbortError);
-    resolveLate("body");
-    await late;
-    await new Promise((r) => setImmediate(r));
-    expect(discarded).toEqual(["body"]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ConsentGrant } from "@fdxkit/client";
 import type { Command } from "commander";
+import type { FdxCommand } from "../command.js";
 import { contextFor, type RunState } from "../context.js";
 import { cell, keyValues, table } from "../output.js";
 
@@ -17,7 +18,7 @@ function consentText(consent: ConsentGrant): string {
   return parts.join("\n");
 }
 
-export function registerConsents(program: Command, state: RunState): void {
+export function registerConsents(program: FdxCommand, state: RunState): void {
   const consents = program.command("consents").description("consent grants");
   consents
     .command("get")

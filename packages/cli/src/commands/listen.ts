@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeListener } from "@fdxkit/client/node";
 import { createWebhookHandler, type Notification } from "@fdxkit/client/webhooks";
 import type { Command } from "commander";
+import type { FdxCommand } from "../command.js";
 import { integerOption } from "../config.js";
 import { contextFor, type RunState } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -24,11 +25,11 @@ function notificationLine(n: Notification): string {
   return printable(fields.join("  "));
 }
 
-export function registerListen(program: Command, state: RunState): void {
+export function registerListen(program: FdxCommand, state: RunState): void {
   program
     .command("listen")
     .description("receive webhooks locally: prints each notification as it arrives, until Ctrl-C")
-    .requiredOption("--port <n>", "port to listen on (0: any free port)")
+    .needs("--port <n>", "port to listen on (0: any free port)")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .action(async (options: ListenOptions, command: Command) => {
       const ctx = contextFor(command, state);

@@ -1,8 +1,9 @@
 import type { Command } from "commander";
+import type { FdxCommand } from "../command.js";
 import { contextFor, type RunState } from "../context.js";
 import { keyValues } from "../output.js";
 
-export function registerMaintenance(program: Command, state: RunState): void {
+export function registerMaintenance(program: FdxCommand, state: RunState): void {
   const maintenance = program.command("maintenance").description("maintenance notices");
   maintenance
     .command("get")

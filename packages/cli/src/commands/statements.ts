@@ -1,12 +1,17 @@
 import type { Statement } from "@fdxkit/client";
 import type { Command } from "commander";
+import type { FdxCommand } from "../command.js";
 import { integerOption } from "../config.js";
 import { contextFor, type RunState } from "../context.js";
-import { displayDate, rangeEnd, rangeStart } from "../dates.js";
+import { displayDate, flagRange } from "../dates.js";
 import { ExitCode, exitCodeFor, UsageError } from "../errors.js";
+import { readAccounts } from "../export/accounts.js";
 import { exportStatements, type ExportSummary } from "../export/export.js";
 import { barProgress, lineProgress } from "../export/progress.js";
-import { formatBytes, formatDuration, printable, table } from "../output.js";
+import { AimdController } from "../export/rate-limit.js";
+import { parseShard, shardOf, type Shard } from "../export/shard.js";
+import { addYears } from "../export/windows.js";
+import { formatBytes, formatDuration, stripControls, table } from "../output.js";
 
 interface ListOptions {
   provider: string;
@@ -18,35 +23,38 @@ interface ListOptions {
 
 interface ExportCommandOptions {
   provider: string;
-  account: string;
-  from: string;
-  to: string;
+  account?: string[];
+  accountsFile?: string;
+  from?: string;
+  to?: string;
   out: string;
   concurrency: string;
+  shard?: string;
   progress: boolean;
 }
 
-export function registerStatements(program: Command, state: RunState): void {
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function registerStatements(program: FdxCommand, state: RunState): void {
   const statements = program.command("statements").description("account statements: list them, export their PDFs");
 
   statements
     .command("list")
     .description("list an account's statements, newest first as the provider sends them")
-    .requiredOption("--provider <id>", "provider id")
-    .requiredOption("--account <id>", "account id")
+    .needs("--provider <id>", "provider id")
+    .needs("--account <id>", "account id")
     .option("--from <date>", "start of the range: YYYY-MM-DD (start of that day, UTC) or an ISO 8601 date-time")
     .option("--to <date>", "end of the range: YYYY-MM-DD (the whole day, UTC) or an ISO 8601 date-time")
     .option("--limit <n>", "list at most n statements (also the page size asked for)")
     .action(async (options: ListOptions, command: Command) => {
       const ctx = contextFor(command, state);
       const limit = integerOption("--limit", options.limit, 1);
-      const startTime = rangeStart(options.from);
-      const endTime = rangeEnd(options.to);
+      const { start, end } = flagRange(options.from, options.to);
       const paginator = ctx.client().statements.list({
         providerId: options.provider,
         accountId: options.account,
-        ...(startTime !== undefined ? { startTime } : {}),
-        ...(endTime !== undefined ? { endTime } : {}),
+        ...(start !== undefined ? { startTime: start } : {}),
+        ...(end !== undefined ? { endTime: end } : {}),
         ...(limit !== undefined ? { limit } : {}),
       });
       const list = await paginator.toArray(limit !== undefined ? { max: limit } : {});
@@ -55,27 +63,64 @@ export function registerStatements(program: Command, state: RunState): void {
 
   statements
     .command("export")
-    .description("download an account's statement PDFs into a directory; a re-run resumes where the last one stopped")
-    .requiredOption("--provider <id>", "provider id")
-    .requiredOption("--account <id>", "account id")
-    .requiredOption("--from <date>", "start of the range (YYYY-MM-DD or ISO 8601)")
-    .requiredOption("--to <date>", "end of the range (YYYY-MM-DD: the whole day)")
-    .requiredOption("--out <dir>", "directory to write the PDFs to (created if missing)")
-    .option("--concurrency <n>", "downloads at a time", "4")
+    .description("download the statement PDFs of one or many accounts into a directory, with a manifest; a rerun resumes where the last one stopped")
+    .needs("--provider <id>", "provider id")
+    .option("--account <id>", "an account to export (repeatable)", collect)
+    .option("--accounts-file <file>", "a file of account ids, one per line (blank lines and # comments skipped)")
+    .option("--from <date>", "start of the range: YYYY-MM-DD or ISO 8601 (default: two years before --to)")
+    .option("--to <date>", "end of the range: YYYY-MM-DD (the whole day) or ISO 8601 (default: now)")
+    .needs("--out <dir>", "directory to write to (created if missing): DIR/<account>/<date>_<hash>.pdf and DIR/manifest.jsonl")
+    .option("--concurrency <n>", "requests at a time, at most; lowered while the provider rate-limits", "4")
+    .option("--shard <I/N>", "export only the accounts of shard I of N (a stable hash of the account id)")
     .option("--no-progress", "plain log lines instead of a progress bar, even on a terminal")
+    .addHelpText(
+      "after",
+      `
+Long ranges are read in windows of at most one year. Each statement is saved once
+and recorded in DIR/manifest.jsonl (accountId, statementId, statementDate, file,
+bytes, sha256); a rerun skips what the manifest holds (the file still there with
+its size) and removes .part files a killed run left. A 429 pauses every worker
+for its Retry-After and halves the concurrency, which climbs back one step at a time.
+Shard of an account: the first 8 bytes of SHA-256(account id) as an unsigned
+big-endian integer, modulo N, plus one.
+Exit codes: 0 every statement saved or already there (an account without any
+statement, 404 with FDX code 1108, is no failure); 1 a statement failed; an
+account whose list failed gives that error's code (4 for an unknown account).`,
+    )
     .action(async (options: ExportCommandOptions, command: Command) => {
       const ctx = contextFor(command, state);
+      // Every flag is checked before anything is written or sent.
       const concurrency = integerOption("--concurrency", options.concurrency, 1)!;
-      if (concurrency > 64) throw new UsageError("--concurrency must be at most 64");
-      const startTime = rangeStart(options.from)!;
-      const endTime = rangeEnd(options.to)!;
-      const client = ctx.client();
+      if (concurrency > 64) throw new UsageError("--concurrency: must be at most 64");
+      const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+      const range = flagRange(options.from, options.to);
+      const to = range.end ?? new Date();
+      const from = range.start ?? addYears(to, -2);
+      if (from.getTime() > to.getTime()) {
+        throw new UsageError(`--from: must not be after --to (${from.toISOString()} > ${to.toISOString()}; --to defaults to now)`);
+      }
+      const all = await readAccounts(options.account ?? [], options.accountsFile);
+      const accounts = shard ? all.filter((id) => shardOf(id, shard.count) === shard.index) : all;
       const output = ctx.output;
+      // Resolves the configuration (a usage error when incomplete) before anything is written.
+      ctx.config();
 
       const stderr = process.stderr;
-      const progress = options.progress && stderr.isTTY ? barProgress(output, stderr) : lineProgress(output);
+      const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
+      const rate = new AimdController({
+        max: concurrency,
+        onEvent: (event) =>
+          progress.note(
+            event.kind === "pause"
+              ? `Rate limited: every worker pauses ${formatDuration(event.pauseMs)}; concurrency ${event.previousLimit} -> ${event.limit}`
+              : `Concurrency back up to ${event.limit}`,
+          ),
+      });
+      // The client retries the 429s itself; its hook tells every worker about them.
+      const client = ctx.client({ onRetry: rate.onRetry });
+      if (shard) progress.note(`Shard ${shard.index}/${shard.count}: ${accounts.length} of ${all.length} account(s).`);
 
-      // Ctrl-C: cancel the downloads in flight (their temporary files are removed), then summarise.
+      // Ctrl-C: cancel the requests in flight (their temporary files are removed), then summarise.
       const controller = new AbortController();
       let signalCode: ExitCode | undefined;
       const onSignal = (name: NodeJS.Signals) => {
@@ -92,31 +137,21 @@ export function registerStatements(program: Command, state: RunState): void {
       process.on("SIGTERM", onSignal);
       let result;
       try {
-        result = await exportStatements({
-          client,
-          providerId: options.provider,
-          accountId: options.account,
-          startTime,
-          endTime,
-          outDir: options.out,
-          concurrency,
-          signal: controller.signal,
-          progress,
-        });
+        result = await exportStatements({ client, providerId: options.provider, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress, redact: (text) => output.redact(text) });
       } finally {
         progress.stop();
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);
       }
-      const { summary, listErrorCause } = result;
-      output.data(summary, () => summaryText(summary));
+      const { summary, listErrorCause, fatal } = result;
+      // Refused credentials stop the run: that error is the whole answer (no summary that could pass for a result).
+      if (fatal !== undefined) throw fatal;
+      const shardText = shard ? `${shard.index}/${shard.count}` : null;
+      output.data({ ...summary, shard: shardText }, () => summaryText(summary, shardText));
       if (summary.interrupted) {
         output.info("Interrupted: nothing partial was written. Run the same command again to resume.");
         state.exitCode = signalCode ?? ExitCode.Interrupted;
       } else if (listErrorCause !== undefined) {
-      // The summary above covers what was listed before the failure.
-        output.info("The statement list could not be read to the end:");
-        output.error(listErrorCause);
         state.exitCode = exitCodeFor(listErrorCause, state.tokenUrl);
       } else if (summary.failed.length > 0) {
         state.exitCode = ExitCode.Failure;
@@ -132,38 +167,71 @@ function statementsTable(list: Statement[]): string {
   );
 }
 
-export function summaryText(s: ExportSummary): string {
+/** The first line of the text summary: "finished" only when nothing failed. */
+function headline(s: ExportSummary): string {
+  if (s.interrupted) return "Export interrupted";
+  const problems = [
+    s.failed.length ? `${s.failed.length} statement(s) failed` : "",
+    s.listFailed.length ? `the statement list of ${s.listFailed.length} account(s) could not be read` : "",
+  ].filter(Boolean);
+  return problems.length ? `Export incomplete: ${problems.join("; ")}` : "Export finished";
+}
+
+export function summaryText(s: ExportSummary, shard: string | null = null): string {
   const byStatus = new Map<string, number>();
   for (const u of s.unavailable) byStatus.set(u.status, (byStatus.get(u.status) ?? 0) + 1);
-  const unavailable = s.unavailable.length
-    ? `${s.unavailable.length} (${[...byStatus].map(([k, v]) => `${k} ${v}`).join(", ")})`
-    : "0";
+  const unavailable = s.unavailable.length ? `${s.unavailable.length} (${[...byStatus].map(([k, v]) => `${k} ${v}`).join(", ")})` : "0";
+  const r = s.rateLimit;
   const lines = [
-    `${s.interrupted ? "Export interrupted" : "Export finished"}: ${s.providerId} / ${s.accountId} -> ${s.outDir}`,
+    `${headline(s)}: ${s.providerId}, ${s.accounts.length} account(s) -> ${s.outDir}`,
+    `  range            ${s.from} .. ${s.to} (${s.windows.length} window(s) per account)`,
+    ...(shard ? [`  shard            ${shard}`] : []),
     `  listed           ${s.listed}`,
     `  downloaded       ${s.downloaded} (${formatBytes(s.bytes)})`,
     `  already present  ${s.alreadyPresent}`,
     `  not available    ${unavailable}`,
-    ...(s.duplicates ? [`  listed twice     ${s.duplicates}`] : []),
+    ...(s.noStatements.length ? [`  no statements    ${s.noStatements.length} account(s) (FDX code 1108)`] : []),
     `  failed           ${s.failed.length}`,
+    ...(s.listFailed.length ? [`  list failed      ${s.listFailed.length} account(s)`] : []),
+    ...(r.rateLimited ? [`  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}`] : []),
+    ...(s.removedPartFiles ? [`  .part removed    ${s.removedPartFiles}`] : []),
     `  time             ${formatDuration(s.elapsedMs)}`,
   ];
+  if (s.accounts.length > 1 || s.noStatements.length || s.listFailed.length) {
+    lines.push("", "Accounts:");
+    lines.push(
+      indent(
+        table(
+          ["accountId", "listed", "saved", "present", "failed", "directory", "note"],
+          s.accounts.map((a) => [
+            a.accountId,
+            a.listed,
+            a.downloaded,
+            a.alreadyPresent,
+            a.failed,
+            a.dir,
+            a.listError ? `list failed: ${errorCell(a.listError)}` : a.noStatements ? "no statements" : "",
+          ]),
+        ),
+      ),
+    );
+  }
   if (s.unavailable.length) {
     lines.push("", "Not available (skipped):");
-    lines.push(indent(table(["statementDate", "status", "statementId"], s.unavailable.map((u) => [displayDate(u.statementDate), u.status, u.statementId]))));
+    lines.push(indent(table(["accountId", "statementDate", "status", "statementId"], s.unavailable.map((u) => [u.accountId, displayDate(u.statementDate), u.status, u.statementId]))));
   }
   if (s.failed.length) {
     lines.push("", "Failed:");
     lines.push(
       indent(
         table(
-          ["statementDate", "file", "error", "statementId"],
-          s.failed.map((f) => [displayDate(f.statementDate), f.file, errorCell(f.error), f.statementId]),
+          ["accountId", "statementDate", "file", "error", "statementId"],
+          s.failed.map((f) => [f.accountId, displayDate(f.statementDate), f.file, errorCell(f.error), f.statementId]),
         ),
       ),
     );
   }
-  return lines.map(printable).join("\n");
+  return lines.map(stripControls).join("\n");
 }
 
 function errorCell(e: ExportSummary["failed"][number]["error"]): string {
@@ -177,4 +245,3 @@ function indent(text: string): string {
     .map((l) => `  ${l}`)
     .join("\n");
 }
-

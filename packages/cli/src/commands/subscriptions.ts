@@ -1,5 +1,6 @@
 import type { Subscription, SubscriptionInput, SubscriptionUpdate } from "@fdxkit/client";
 import type { Command } from "commander";
+import type { FdxCommand } from "../command.js";
 import { contextFor, type RunState } from "../context.js";
 import { keyValues, table } from "../output.js";
 
@@ -9,7 +10,7 @@ function subscriptionText(subscription: Subscription): string {
   return keyValues(subscription as unknown as Record<string, unknown>, COLUMNS);
 }
 
-export function registerSubscriptions(program: Command, state: RunState): void {
+export function registerSubscriptions(program: FdxCommand, state: RunState): void {
   const subscriptions = program.command("subscriptions").description("notification subscriptions: list, get, create, update, delete, test");
 
   subscriptions
@@ -36,9 +37,9 @@ export function registerSubscriptions(program: Command, state: RunState): void {
   subscriptions
     .command("create")
     .description("subscribe a callback URL to a category and type of notification")
-    .requiredOption("--category <category>", "MAINTENANCE or CONSENT")
-    .requiredOption("--type <type>", "SERVICE, PLANNED_OUTAGE, CONSENT_UPDATED or CONSENT_REVOKED")
-    .requiredOption("--callback-url <url>", "https:// URL the notifications are posted to (http://localhost with --allow-insecure-callback-urls)")
+    .needs("--category <category>", "MAINTENANCE or CONSENT")
+    .needs("--type <type>", "SERVICE, PLANNED_OUTAGE, CONSENT_UPDATED or CONSENT_REVOKED")
+    .needs("--callback-url <url>", "https:// URL the notifications are posted to (http://localhost with --allow-insecure-callback-urls)")
     .option("--effective-date <YYYY-MM-DD>", "when the subscription takes effect")
     .option("--callback-email <email>", "contact e-mail address")
     .action(async (options: { category: string; type: string; callbackUrl: string; effectiveDate?: string; callbackEmail?: string }, command: Command) => {

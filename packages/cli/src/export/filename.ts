@@ -34,3 +34,20 @@ function statementIdentity(statement: Statement): string | undefined {
   const href = statement.links?.find((link) => typeof link?.href === "string" && link.href !== "")?.href;
   return href === undefined ? undefined : `href:${href}`;
 }
+
+/**
+ * The directory (under `--out`) an account's statements go to:
+ * `<id, made safe>-<hash>`, e.g. `ACC-1001-7c4e0a91`. The readable part keeps
+ * letters, digits, `.`, `_` and `-` of the id (at most 40, anything else
+ * becomes `_`, a leading dot too); the hash of the whole id keeps two
+ * accounts apart however alike they look after that (`a/b` and `a_b`, or
+ * `acc` and `ACC` on a case-insensitive file system). Never `.`, `..`, hidden
+ * or nested.
+ */
+export function accountDirName(accountId: string): string {
+  const readable = accountId.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\./, "_").slice(0, 40);
+  const hash = createHash("sha256").update(accountId, "utf8").digest("hex").slice(0, 8);
+  const name = `${readable}-${hash}`;
+  if (basename(name) !== name || name.startsWith(".")) throw new Error(`unsafe directory name ${JSON.stringify(name)}`);
+  return name;
+}

@@ -1,11 +1,11 @@
 import cliProgress from "cli-progress";
-import { formatBytes, type Output } from "../output.js";
+import { formatError } from "../errors.js";
+import { formatBytes, printable, stripControls, type Output } from "../output.js";
 
 /** What happened to one statement. */
 export type ItemEvent =
   | { kind: "saved"; file: string; bytes: number }
   | { kind: "present"; file: string }
-  | { kind: "duplicate"; file: string }
   | { kind: "unavailable"; label: string; status: string }
   | { kind: "failed"; label: string; message: string };
 
@@ -15,6 +15,8 @@ export interface Progress {
   item(event: ItemEvent): void;
   /** A notice that must not garble the bar. */
   note(text: string): void;
+  /** A failure beyond one statement (an account's list), with its error in the usual form. */
+  failure(text: string, error: unknown): void;
   stop(): void;
 }
 
@@ -41,12 +43,10 @@ function describe(event: ItemEvent): string {
       return `saved    ${event.file} (${formatBytes(event.bytes)})`;
     case "present":
       return `exists   ${event.file} (already complete, skipped)`;
-    case "duplicate":
-      return `skipped  ${event.file} (listed twice)`;
     case "unavailable":
-      return `skipped  ${event.label} (${event.status})`;
+      return `skipped  ${printable(event.label)} (${printable(event.status)})`;
     case "failed":
-      return `FAILED   ${event.label}: ${event.message}`;
+      return `FAILED   ${printable(event.label)}: ${printable(event.message)}`;
   }
 }
 
@@ -64,6 +64,10 @@ export function lineProgress(output: Output): Progress {
     },
     note(text) {
       output.info(text);
+    },
+    failure(text, error) {
+      output.info(text);
+      output.error(error);
     },
     stop() {},
   };
@@ -96,12 +100,18 @@ export function barProgress(output: Output, stream: NodeJS.WritableStream = proc
     },
     item(event) {
       count(counts, event);
-      if (event.kind === "failed") multi.log(`${output.redact(describe(event))}\n`);
+      if (event.kind === "failed") multi.log(`${output.redact(stripControls(describe(event)))}\n`);
       bar.update(counts.done, payload());
     },
     note(text) {
       if (stopped) output.info(text);
-      else multi.log(`${output.redact(text)}\n`);
+      else multi.log(`${output.redact(stripControls(text))}\n`);
+    },
+    failure(text, error) {
+      if (stopped || output.json) {
+        output.info(text);
+        output.error(error);
+      } else multi.log(`${output.redact(stripControls(`${text}\n${formatError(error)}`))}\n`);
     },
     stop() {
       if (stopped) return;
