@@ -1,8 +1,9 @@
 import type { ConsentGrant, MaintenanceNotification, Statement } from "./types.js";
 
 /**
- * The default bearer token of the sandbox: an unsigned JWT (`alg: none`), since
- * the service describes its tokens as JWTs. Pass `token` to use another one.
+ * The default bearer token of the sandbox: an unsigned JWT (`alg: none`). The
+ * mock compares it as an opaque string (real service tokens need not be JWTs):
+ * pass `token` to use any other one.
  */
 export const SANDBOX_TOKEN =
   "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL3NhbmRib3guZmR4a2l0LnRlc3QiLCJzdWIiOiJmZHhraXQtc2FuZGJveC1jbGllbnQiLCJzY29wZSI6Im5vdGlmaWNhdGlvbnMgY29uc2VudHMgc3RhdGVtZW50cyJ9.c2FuZGJveA";

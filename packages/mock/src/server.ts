@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp, finishResponse, type MockApp, type MockControls, type MockOptions } from "./app.js";
-import { INTERACTION_ID, internalServerError, methodNotAllowed } from "./errors.js";
+import { INTERACTION_ID, internalServerError, invalidInput, methodNotAllowed } from "./errors.js";
 import { toRequest, writeResponse } from "./node-bridge.js";
 
 /** Options of {@link startMockServer}. */
@@ -45,8 +45,9 @@ async function listen(port: number, host: string): Promise<{ server: Server; ori
   return { server, origin: `http://${urlHost(address)}:${address.port}`, port: address.port };
 }
 
-// Fetch cannot carry these methods, so they never reach the app.
 const ALLOW = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"];
+// Methods a Fetch `Request` cannot carry: they never reach the app.
+const FETCH_FORBIDDEN = new Set(["CONNECT", "TRACE", "TRACK"]);
 
 function interactionId(req: IncomingMessage): string | null {
   const value = req.headers[INTERACTION_ID];
@@ -73,8 +74,9 @@ function serve(server: Server, app: MockApp, origin: string): void {
         try {
           request = toRequest(req, origin);
         } catch {
-          // Only a method Fetch refuses (TRACE, TRACK) gets here: well-formed HTTP, not served.
-          response = finishResponse(methodNotAllowed(ALLOW), interactionId(req));
+          // Well-formed HTTP that Fetch cannot represent: a method it refuses, or (unseen so far) a target it cannot parse.
+          const refusal = FETCH_FORBIDDEN.has(req.method ?? "") ? methodNotAllowed(ALLOW) : invalidInput("The request cannot be represented");
+          response = finishResponse(refusal, interactionId(req));
           await writeResponse(response, req, res);
           return;
         }

@@ -10,7 +10,7 @@ import { afterAll, expect, it } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
 const section = readme.slice(readme.indexOf("## Testing against what real providers do"), readme.indexOf("## CLI"));
-const snippets = [...section.matchAll(/^### `([^`]+)`[^\n]*\n[\s\S]*?^```js\n([\s\S]*?)^```$/gm)].map(([, option, code]) => ({ option, code }));
+const snippets = [...section.matchAll(/^### `([^`]+)`[^\n]*\n[\s\S]*?^```js\n([\s\S]*?)^```$/gm)].map(([, option = "", code = ""]) => ({ option, code }));
 // Inside the package, so `@fdxkit/mock` resolves to itself and `@fdxkit/client` to its dev dependency.
 const dir = mkdtempSync(path.join(root, ".readme-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
