@@ -1,6 +1,6 @@
-// The SDK on the provider variations today's client already handles, against
-// the real server and under msw: no prev links, faults survived by retries,
-// latency with a rate limit, and documents behind a redirect.
+// The SDK on the provider variations, against the real server and under msw:
+// FDX page objects, no prev links, faults survived by retries, latency with a
+// rate limit, and documents behind a redirect.
 import { FdxRateLimitError, type Statement } from "@fdxkit/client";
 import { setupServer } from "msw/node";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -46,6 +46,24 @@ beforeAll(async () => {
 });
 
 describe.each(["server", "msw"] as const)("SDK on provider variations (%s)", (kind) => {
+  it('pagination: "page" — FDX page objects are followed to the last statement, none dropped', async () => {
+    const mock = await start(kind, { pagination: "page" });
+    const { client, requests } = sdkClient(mock);
+    const pages = [];
+    for await (const page of client.statements.list({ providerId: mock.seed.providerId, accountId: ACCOUNT, limit: 40 }).pages()) pages.push(page);
+    expect(pages.map((p) => p.statements.length)).toEqual([40, 40, 25]);
+    expect(ids(pages.flatMap((p) => p.statements))).toEqual(ids(reference));
+    // Each next request is the first URL with the provider's offset; nextHref names it relative to the host.
+    const origin = new URL(mock.productsUrl).origin;
+    for (let i = 1; i < requests.length; i++) {
+      const url = new URL(requests[i]!.url);
+      expect(url.searchParams.get("limit")).toBe("40");
+      expect(url.searchParams.get("offset")).not.toBeNull();
+      expect(`${origin}${pages[i - 1]?.nextHref}`).toBe(requests[i]?.url);
+    }
+    expect(pages.at(-1)?.nextHref).toBeUndefined();
+  });
+
   it("prevLinks: false — prevHref falls back to the URL of the previous page, and every statement arrives", async () => {
     const mock = await start(kind, { prevLinks: false });
     const { client, requests } = sdkClient(mock);
