@@ -18,7 +18,7 @@ import {
   type ClientHooks,
   type ClientOptions,
 } from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, startHttp, useMsw, type RealServer } from "../client/support.js";
+import { BASE, TOKEN, rejectionOf, startHttp, useMsw, type RealServer } from "../support/http.js";
 
 const { on, seen } = useMsw();
 const CONSENT = `${BASE}/consents/v1/c-1`;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createClient, FdxAbortError, FdxConnectionError } from "../../src/index.js";
 import { saveStatement } from "../../src/node/index.js";
-import { startServer, type Handler, type TestServer } from "../statements/helpers.js";
+import { startServer, type Handler, type TestServer } from "../support/statements.js";
 
 const BYTES = randomBytes(256 * 1024);
 

@@ -1,7 +1,7 @@
 // Pagination against a real HTTP server: what the server receives, byte for byte.
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, FdxLinkError, FdxTimeoutError, FdxValidationError, type StatementListParams } from "../../src/index.js";
-import { ids, json, page, routes, startServer, type TestServer } from "./helpers.js";
+import { ids, json, page, routes, startServer, type TestServer } from "../support/statements.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {

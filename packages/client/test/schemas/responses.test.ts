@@ -1,7 +1,7 @@
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { createClient, FdxResponseError } from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "../client/support.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
 
 const { on } = useMsw();
 const strict = createClient({ baseUrl: BASE, token: TOKEN, maxRetries: 0, validateResponses: true });

@@ -12,8 +12,8 @@ import {
   FdxNotImplementedError,
   FdxRateLimitError,
   FdxUnauthorizedError,
-} from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "../client/support.js";
+} from "../../../src/index.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../../support/http.js";
 
 const { on } = useMsw();
 // No retries: each row is about the mapping of one answer.

@@ -23,7 +23,7 @@ import {
   type Subscription,
   type SubscriptionInput,
   type SubscriptionUpdate,
-} from "../../src/index.js";
+} from "../src/index.js";
 
 describe("createClient", () => {
   it("takes every option of §3", () => {

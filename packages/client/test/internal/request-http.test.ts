@@ -11,7 +11,7 @@ import {
   FdxTimeoutError,
   type ClientOptions,
 } from "../../src/index.js";
-import { refusedPort, rejectionOf, startHttp, type RealServer } from "../client/support.js";
+import { refusedPort, rejectionOf, startHttp, type RealServer } from "../support/http.js";
 
 let server: RealServer | undefined;
 afterEach(async () => {

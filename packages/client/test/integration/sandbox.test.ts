@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
 import { saveStatement } from "../../src/node/index.js";
-import { json, startServer, type TestServer } from "./helpers.js";
+import { json, startServer, type TestServer } from "../support/statements.js";
 
 const TOKEN = "e2e-token";
 const pdfFor = (id: string) => Buffer.from(`%PDF-1.7\n% statement ${id}\n%%EOF\n`);

@@ -19,8 +19,8 @@ import {
   FdxUnauthorizedError,
   FdxValidationError,
   type ClientOptions,
-} from "../../src/index.js";
-import { BASE, rejectionOf, refusedPort, startHttp, useMsw, type RealServer } from "../client/support.js";
+} from "../../../src/index.js";
+import { BASE, rejectionOf, refusedPort, startHttp, useMsw, type RealServer } from "../../support/http.js";
 
 const SECRET = "eyJhbGciOiJIUzI1NiJ9.SECRET-TOKEN-c0ffee.sig";
 const { on } = useMsw();

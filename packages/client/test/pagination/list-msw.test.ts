@@ -3,7 +3,7 @@ import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient, FdxAbortError, FdxLinkError, FdxResponseError, type StatementPage } from "../../src/index.js";
-import { ids, page, statement } from "./helpers.js";
+import { ids, page, statement } from "../support/statements.js";
 
 const PRODUCTS = "https://products.test/fdx";
 const FIRST = `${PRODUCTS}/statements/v2/P/A`;

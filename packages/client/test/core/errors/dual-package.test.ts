@@ -6,11 +6,11 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const cjsPath = fileURLToPath(new URL("../../dist/index.cjs", import.meta.url));
-const esmPath = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
+const cjsPath = fileURLToPath(new URL("../../../dist/index.cjs", import.meta.url));
+const esmPath = fileURLToPath(new URL("../../../dist/index.js", import.meta.url));
 const built = existsSync(cjsPath) && existsSync(esmPath);
 
-type Errors = typeof import("../../src/index.js");
+type Errors = typeof import("../../../src/index.js");
 
 describe.skipIf(!built)("instanceof across the ESM and CJS builds", () => {
   const load = async () => {

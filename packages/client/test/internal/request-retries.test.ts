@@ -8,7 +8,7 @@ import {
   FdxRateLimitError,
   FdxValidationError,
 } from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "../client/support.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
 
 const { on, seen } = useMsw();
 const client = createClient({ baseUrl: BASE, token: TOKEN }); // default maxRetries: 2

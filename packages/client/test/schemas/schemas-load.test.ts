@@ -5,7 +5,7 @@
 import { HttpResponse } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import { createClient, FdxError, FdxResponseError } from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "../client/support.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
 
 // Hoisted with vi.mock, which runs before the imports.
 const loadFailure = vi.hoisted(() => new TypeError("Failed to fetch dynamically imported module: responses.js"));

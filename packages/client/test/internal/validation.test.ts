@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { HttpResponse } from "msw";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createClient, FdxValidationError, type SubscriptionInput } from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "../client/support.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
 
 const { on, seen } = useMsw();
 const client = createClient({ baseUrl: BASE, token: TOKEN, maxRetries: 0 });

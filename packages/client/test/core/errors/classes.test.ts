@@ -7,7 +7,7 @@ import {
   FdxErrorCode,
   FdxRateLimitError,
   FdxTimeoutError,
-} from "../src/index.js";
+} from "../../../src/index.js";
 
 describe("FdxError family", () => {
   it("names each error after its class and keeps the class chain", () => {

@@ -1,7 +1,7 @@
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { createClient, FdxResponseError, type ClientOptions } from "../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "./support.js";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
 
 const { on, seen } = useMsw();
 const client = (options: Partial<ClientOptions> = {}) => createClient({ baseUrl: BASE, token: TOKEN, maxRetries: 0, ...options });
