@@ -1,4 +1,4 @@
-import { clientCredentials, createClient, type ClientOptions, type FdxClient, type TokenProvider } from "@fdxkit/client";
+import { clientCredentials, createClient, type ClientHooks, type FdxClient, type TokenProvider } from "@fdxkit/client";
 import { UsageError } from "./errors.js";
 import type { Output } from "./output.js";
 
@@ -125,9 +125,9 @@ export function integerOption(flag: string, value: string | undefined, min: numb
 }
 
 /**
- * A fetch that prints `METHOD URL -> STATUS (ms)` per request on stderr: never
- * headers or bodies, so neither the bearer token nor the Basic credentials of
- * the token request can show.
+ * A fetch that prints `METHOD URL -> STATUS (ms)` for the token request, which
+ * the client's hooks do not see: never headers or bodies, so neither the
+ * Basic credentials nor the access token can show.
  */
 export function verboseFetch(output: Output): (input: Request) => Promise<Response> {
   return async (request) => {
@@ -145,12 +145,32 @@ export function verboseFetch(output: Output): (input: Request) => Promise<Respon
   };
 }
 
+/**
+ * `--verbose` through the client's hooks: a line per attempt that got an
+ * answer, and one per retry. The hooks never see the token, and print no
+ * header or body.
+ */
+export function verboseHooks(output: Output, hooks: CliHooks): CliHooks {
+  return {
+    ...hooks,
+    onResponse: async (e) => {
+      output.info(`> ${e.method} ${e.url} -> ${e.status} (${Math.round(e.durationMs)} ms, attempt ${e.attempt}, id ${e.interactionId ?? "none"})`);
+      await hooks.onResponse?.(e);
+    },
+    onRetry: async (e) => {
+      output.info(`> ${e.method} ${e.url}: attempt ${e.attempt} failed (${e.error.name}), retrying in ${e.delayMs} ms`);
+      await hooks.onRetry?.(e);
+    },
+  };
+}
+
 /** The client's hooks (DESIGN.md §3 "Hooks") a command may set: the export reads the 429s through `onRetry`. */
-export type CliHooks = NonNullable<ClientOptions["hooks"]>;
+export type CliHooks = ClientHooks;
 
 /** The client for a resolved configuration. Registers its secrets with the output first. */
 export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHooks = {}): FdxClient {
   const fetch = config.verbose ? verboseFetch(output) : undefined;
+  const clientHooks = config.verbose ? verboseHooks(output, hooks) : hooks;
   let token: TokenProvider;
   if (config.auth.kind === "token") {
     output.addSecrets(config.auth.token);
@@ -170,10 +190,9 @@ export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHo
     baseUrl: config.baseUrl,
     ...(config.productsUrl ? { productsUrl: config.productsUrl } : {}),
     token,
-    ...(fetch ? { fetch } : {}),
     ...(config.maxRetries !== undefined ? { maxRetries: config.maxRetries } : {}),
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     allowInsecureCallbackUrls: config.allowInsecureCallbackUrls,
-    hooks,
+    hooks: clientHooks,
   });
 }

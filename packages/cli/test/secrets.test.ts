@@ -51,7 +51,7 @@ describe("a bearer token", () => {
   it("is never printed, with --verbose, on success and on failure", async () => {
     const ok = await runCli(["consents", "get", consentId, ...base(), "--token", ACCESS_TOKEN, "--verbose"]);
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toMatch(new RegExp(`^> GET ${mock.baseUrl}/consents/v1/${consentId} -> 200 \\(\\d+ ms\\)$`, "m"));
+    expect(ok.stderr).toMatch(new RegExp(`^> GET ${mock.baseUrl}/consents/v1/${consentId} -> 200 \\(\\d+ ms, attempt 1, id [0-9a-f-]{36}\\)$`, "m"));
     expectNoSecret(ok, ACCESS_TOKEN);
 
     const json = await runCli(["statements", "list", "--provider", "sandbox-bank", "--account", "ACC-1001", ...base(), "--token", ACCESS_TOKEN, "--verbose", "--json"]);
@@ -67,6 +67,31 @@ describe("a bearer token", () => {
     const unauthorized = await runCli(["consents", "get", consentId, ...base(), "--token", wrong, "--verbose", "--json"]);
     expect(unauthorized.code).toBe(3);
     expectNoSecret(unauthorized, wrong, ACCESS_TOKEN);
+  });
+
+  it("--verbose prints each attempt and each retry through the client's hooks", async () => {
+    let n = 0;
+    const flaky = await startServer((_req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (++n === 1) {
+        res.statusCode = 503;
+        res.setHeader("retry-after", "0");
+        return res.end(JSON.stringify({ code: "503", message: "Scheduled Maintenance" }));
+      }
+      res.end(JSON.stringify({ id: consentId, status: "ACTIVE" }));
+    });
+    try {
+      const result = await runCli(["consents", "get", consentId, "--base-url", flaky.url, "--token", ACCESS_TOKEN, "--verbose"]);
+      expect(result.code).toBe(0);
+      const lines = result.stderr.split("\n").filter((line) => line.startsWith("> "));
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toMatch(new RegExp(`^> GET ${flaky.url}/consents/v1/${consentId} -> 503 \\(\\d+ ms, attempt 1, id ([0-9a-f-]{36})\\)$`));
+      expect(lines[1]).toBe(`> GET ${flaky.url}/consents/v1/${consentId}: attempt 1 failed (FdxMaintenanceError), retrying in 0 ms`);
+      expect(lines[2]).toMatch(/-> 200 \(\d+ ms, attempt 2, id [0-9a-f-]{36}\)$/);
+      expectNoSecret(result, ACCESS_TOKEN);
+    } finally {
+      await flaky.close();
+    }
   });
 
   it("is masked even where a server echoes it back in an error body", async () => {
