@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { FdxError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import type { StatementDocument } from "../download/document.js";
 
 /** Where `saveStatement` wrote the document. */
@@ -42,6 +43,12 @@ const WRITE_BEHIND_BYTES = 1024 * 1024;
  * const { path, bytes } = await saveStatement(document, "./statements/2025-01.pdf");
  */
 export async function saveStatement(document: Pick<StatementDocument, "body">, filePath: string): Promise<SavedStatement> {
+  const issues: FdxIssue[] = [];
+  if (!(typeof document === "object" && document !== null && document.body instanceof ReadableStream)) {
+    issues.push({ path: "document", message: "must be a StatementDocument (statements.download's result)" });
+  }
+  if (typeof filePath !== "string" || filePath === "") issues.push({ path: "filePath", message: "must be a non-empty string" });
+  if (issues.length) throw new FdxValidationError(issues);
   const target = resolve(filePath);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.part`);
   let handle: FileHandle;
@@ -132,7 +139,7 @@ async function writeFully(handle: FileHandle, chunks: Uint8Array[], size: number
   const rest = Buffer.concat(chunks, size);
   while (bytesWritten < size) {
     const { bytesWritten: n } = await handle.write(rest, bytesWritten, size - bytesWritten);
-    if (n === 0) throw new Error(`saveStatement: the file system accepted no bytes (${size - bytesWritten} left to write)`);
+    if (n === 0) throw new FdxError(`saveStatement: the file system accepted no bytes (${size - bytesWritten} left to write)`);
     bytesWritten += n;
   }
 }

@@ -4,7 +4,7 @@ import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createClient, FdxAbortError, FdxConnectionError } from "../../src/index.js";
+import { createClient, FdxAbortError, FdxConnectionError, FdxError, FdxValidationError } from "../../src/index.js";
 import { saveStatement } from "../../src/node/index.js";
 import { startServer, type Handler, type TestServer } from "../support/statements.js";
 
@@ -139,7 +139,9 @@ describe("saveStatement", () => {
     try {
       const target = join(dir, "stuck.pdf");
       const parts = [BYTES.subarray(0, 100), BYTES.subarray(100, 200)];
-      await expect(saveStatement({ body: fromChunks(parts, { batched: true }) }, target)).rejects.toThrow(/accepted no bytes/);
+      const error = await saveStatement({ body: fromChunks(parts, { batched: true }) }, target).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FdxError);
+      expect((error as FdxError).message).toBe("saveStatement: the file system accepted no bytes (200 left to write)");
       expect(await readdir(dir)).toEqual([]);
     } finally {
       none.mockRestore();
@@ -211,3 +213,14 @@ async function untilPartialFileHasBytes(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe("misuse", () => {
+  it("a document without a body stream, or a path that is not a string, is an FdxValidationError naming each", async () => {
+    const error = await saveStatement({ body: "pdf" } as never, 42 as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([
+      { path: "document", message: "must be a StatementDocument (statements.download's result)" },
+      { path: "filePath", message: "must be a non-empty string" },
+    ]);
+  });
+});
