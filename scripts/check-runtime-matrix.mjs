@@ -371,10 +371,13 @@ mkdirSync(outDir, { recursive: true });
 const results = [];
 let setupError;
 let toolsInstall = { seconds: 0 };
+let appSeconds = 0;
 try {
   ensureBuilt();
   toolsInstall = ensureTools();
+  const appStarted = Date.now();
   prepareApp();
+  appSeconds = seconds(appStarted);
 } catch (error) {
   setupError = error instanceof Error ? error.message : String(error);
 }
@@ -425,10 +428,10 @@ for (const runtime of chosen) {
   for (const s of entry.steps) console.log(`  ${s.ok ? "✔" : "✘"} ${s.name}${s.ok ? (s.detail ? ` — ${s.detail}` : "") : ` — ${s.error}`}`);
   if (entry.error) console.log(`  ✘ ${entry.error}`);
 }
-const summary = { tools: TOOLS, toolsInstallSeconds: toolsInstall.seconds, results };
+const summary = { tools: TOOLS, toolsInstallSeconds: toolsInstall.seconds, appSeconds, results };
 writeFileSync(path.join(outDir, "matrix.json"), JSON.stringify(summary, null, 2));
 
-console.log(`\nRuntime matrix (tools ${toolsInstall.cached ? "cached" : `installed in ${toolsInstall.seconds} s`}):`);
+console.log(`\nRuntime matrix (npm tools ${toolsInstall.cached ? "cached" : `installed in ${toolsInstall.seconds} s`}; packages packed and installed in ${appSeconds} s):`);
 for (const r of results) {
   const mark = r.skipped ? "–" : r.ok ? "✔" : "✘";
   const count = `${r.steps.filter((s) => s.ok).length}/${r.steps.length} steps`;
