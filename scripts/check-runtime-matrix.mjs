@@ -127,7 +127,7 @@ function prepareApp() {
   }
   writeFileSync(path.join(appDir, "package.json"), JSON.stringify({ name: "fdxkit-matrix-app", private: true, type: "module" }));
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const r = spawnSync(npm, ["install", "--no-audit", "--no-fund", "--no-package-lock", "--omit=peer", "--loglevel=error", ...tarballs], {
+  const r = spawnSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--no-package-lock", "--omit=peer", "--loglevel=error", ...tarballs], {
     cwd: appDir,
     stdio: ["ignore", "inherit", "inherit"],
   });
