@@ -24,25 +24,14 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "./chromium.mjs";
+import { ensureTools, importTool, toolBin, toolPath, TOOLS, toolVersion } from "./runtime-tools.mjs";
 import { EXIT_STEP, HOST_STEPS, SCENARIO_STEPS } from "./runtimes/steps.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cacheRoot = path.join(root, "node_modules", ".cache", "fdxkit-runtimes");
-const toolsDir = path.join(cacheRoot, "tools");
 const appDir = path.join(cacheRoot, "app");
 const workDir = path.join(cacheRoot, "work");
 
-/**
- * npm packages the matrix runs on, pinned. miniflare and puppeteer-core are
- * the last versions whose `engines` allow Node 20 (later ones need Node 22).
- */
-export const TOOLS = {
-  bun: "1.4.5",
-  deno: "2.9.6",
-  miniflare: "4.20260426.0",
-  "edge-runtime": "4.0.1",
-  "puppeteer-core": "24.43.1",
-};
 const APT = { firefox: ["firefox-esr"], webkit: ["webkit2gtk-driver", "xvfb", "xauth"], chromium: ["chromium"] };
 const FIREFOX_PATH = process.env.FIREFOX_PATH ?? "/usr/bin/firefox-esr";
 const WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver";
@@ -84,27 +73,6 @@ function ensureBuilt() {
   console.log("building @fdxkit/client and @fdxkit/mock");
   const r = spawnSync(`${pnpm} --filter @fdxkit/client --filter @fdxkit/mock run build`, { cwd: root, stdio: "inherit", shell: true });
   if (r.status !== 0) throw new Error("build failed");
-}
-
-/** The pinned npm tools, installed once into the cache (a stamp file names what is there). */
-function ensureTools() {
-  const stamp = path.join(toolsDir, "tools.json");
-  const wanted = JSON.stringify(TOOLS);
-  if (existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return { seconds: 0, cached: true };
-  const started = Date.now();
-  rmSync(toolsDir, { recursive: true, force: true });
-  mkdirSync(toolsDir, { recursive: true });
-  writeFileSync(path.join(toolsDir, "package.json"), JSON.stringify({ name: "fdxkit-runtime-tools", private: true }));
-  const specs = Object.entries(TOOLS).map(([name, version]) => `${name}@${version}`);
-  console.log(`installing ${specs.join(" ")} from the npm registry into ${path.relative(root, toolsDir)}`);
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const r = spawnSync(npm, ["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", ...specs], {
-    cwd: toolsDir,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  if (r.status !== 0) throw new Error(`npm install ${specs.join(" ")} failed`);
-  writeFileSync(stamp, wanted);
-  return { seconds: seconds(started), cached: false };
 }
 
 /**
@@ -163,10 +131,6 @@ function ensureApt(runtime) {
   if (r.status !== 0 || !present()) return { missing: `apt-get install ${APT[runtime].join(" ")} failed` };
   return { seconds: seconds(started) };
 }
-
-const toolPath = (...p) => path.join(toolsDir, "node_modules", ...p);
-const toolVersion = (name) => JSON.parse(readFileSync(toolPath(name, "package.json"), "utf8")).version;
-const importTool = (name) => import(pathToFileURL(toolPath(name, JSON.parse(readFileSync(toolPath(name, "package.json"), "utf8")).main ?? "index.js")).href);
 
 // --- runners -----------------------------------------------------------------
 /** Spawns a host runtime on host.mjs; resolves with its steps, plus whether it exited on its own. */
@@ -345,13 +309,13 @@ function freePort() {
   });
 }
 
-const bin = (name) => toolPath(".bin", name);
+
 const hostArgs = (config) => [path.join(appDir, "host.mjs"), JSON.stringify(config)];
 const RUNNERS = {
   node: (config) => runHost(process.execPath, hostArgs(config)),
-  bun: (config) => runHost(bin("bun"), ["run", ...hostArgs(config)]),
+  bun: (config) => runHost(toolBin("bun"), ["run", ...hostArgs(config)]),
   // The SDK needs the network to 127.0.0.1 only; the Node-entry steps read and write files in the work dir.
-  deno: (config) => runHost(bin("deno"), ["run", "--quiet", "--allow-net=127.0.0.1", `--allow-read=${appDir},${workDir}`, `--allow-write=${workDir}`, ...hostArgs(config)]),
+  deno: (config) => runHost(toolBin("deno"), ["run", "--quiet", "--allow-net=127.0.0.1", `--allow-read=${appDir},${workDir}`, `--allow-write=${workDir}`, ...hostArgs(config)]),
   workerd: runWorkerd,
   "edge-runtime": runEdgeRuntime,
   chromium: runChromium,
