@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,webhooks
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
@@ -21,6 +21,7 @@ import { runOverhead } from "./overhead.mjs";
 import { runPagination } from "./pagination.mjs";
 import { checkTargets, printSummary, toMarkdown } from "./report.mjs";
 import { startServer } from "./server.mjs";
+import { runWebhookReceive } from "./webhook-receive.mjs";
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(benchDir, "..");
@@ -31,16 +32,20 @@ export const SIZES = {
     pagination: { pages: 300, perPage: 50, rounds: 25, slowRounds: 3, workMs: 2 },
     download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
     importTime: { runs: 7 },
+    // Many short rounds, interleaved: on a shared machine a load spike then hits a few rounds of both, not one contender.
+    webhooks: { warmup: 500, rounds: 16, requestsPerRound: 300, concurrency: 8 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
     pagination: { pages: 3, perPage: 5, rounds: 1, slowRounds: 1, workMs: 1 },
     download: { bytes: 256 * 1024, timeRuns: 1, memoryRuns: 1 },
     importTime: { runs: 1 },
+    // Node only: a smoke run installs no runtime.
+    webhooks: { warmup: 5, rounds: 2, requestsPerRound: 10, concurrency: 2, runtimes: ["node"] },
   },
 };
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "webhooks"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -83,6 +88,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
   if (only.includes("import")) {
     log("▶ cold import time");
     results.importTime = await runImportTime(sizes.importTime);
+  }
+  if (only.includes("webhooks")) {
+    log("▶ webhook receive throughput per runtime (handler vs bare JSON parse)");
+    results.webhooks = await runWebhookReceive({ ...sizes.webhooks, log });
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

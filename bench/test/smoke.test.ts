@@ -55,6 +55,12 @@ describe("bench harness, smoke mode", () => {
     );
     for (const m of results.importTime.modules) expect(m.ms).toBeGreaterThan(0);
 
+    // Smoke runs Node only (no runtime installed); the full run adds Bun, Deno, workerd and edge-runtime.
+    expect(results.webhooks.runtimes).toEqual([
+      expect.objectContaining({ runtime: "node", version: `Node ${process.versions.node}`, bareRps: positive, sdkRps: positive, ratio: positive }),
+    ]);
+    expect(results.webhooks.runtimes[0].error).toBeUndefined();
+
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
