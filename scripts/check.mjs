@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Every check of the project, in order, with one closing line
 // `N passed, N failed` that sums the test runs (vitest's tests on Node 20,
-// the Node test projects again on Node 22 and 24, plus each gate — coverage
-// included — counted as one test) so a run that tested nothing shows.
+// the Node test projects again on Node 22 and 24, each runtime of the runtime
+// matrix, plus each gate — coverage included — counted as one test) so a run
+// that tested nothing shows.
 //
 // FDXKIT_RUNTIMES=22 (or empty: none) narrows the runtime matrix for a quick
 // local run; CI runs the default, 22 and 24.
@@ -128,6 +129,29 @@ try {
       failures.push(`${label} (${r.error ?? "failed"})`);
     } else if (r.failed > 0) {
       failures.push(`tests on ${label}`);
+    }
+  }
+} catch {
+  failed++;
+  failures.push("runtime matrix (no report)");
+}
+
+// Runtime matrix: one scenario in Node, Bun, Deno, workerd, edge-runtime, Chromium, Firefox and
+// WebKitGTK; each runtime counts as one test (a runtime that cannot start fails, in CI never skips).
+const matrixDir = path.join(resultsDir, "matrix");
+run("runtime matrix: the scenario in every runtime", `node scripts/check-runtime-matrix.mjs --out-dir ${matrixDir}`);
+try {
+  const { results } = JSON.parse(readFileSync(path.join(matrixDir, "matrix.json"), "utf8"));
+  if (results.length === 0) {
+    failed++;
+    failures.push("runtime matrix (no runtime ran)");
+  }
+  for (const r of results) {
+    if (r.skipped) console.log(`! runtime matrix: ${r.runtime} skipped (${r.error})`);
+    else if (r.ok) passed++;
+    else {
+      failed++;
+      failures.push(`runtime matrix: ${r.runtime}`);
     }
   }
 } catch {

@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
@@ -22,6 +22,7 @@ import { runOverhead } from "./overhead.mjs";
 import { runPagination } from "./pagination.mjs";
 import { checkTargets, printSummary, toMarkdown } from "./report.mjs";
 import { startServer } from "./server.mjs";
+import { runWebhookReceive } from "./webhook-receive.mjs";
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(benchDir, "..");
@@ -33,6 +34,8 @@ export const SIZES = {
     download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
     importTime: { runs: 7 },
     export: { runs: 3, accounts: 3, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20 },
+    // Many short rounds, interleaved: on a shared machine a load spike then hits a few rounds of both, not one contender.
+    webhooks: { warmup: 500, rounds: 16, requestsPerRound: 300, concurrency: 8 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -43,7 +46,12 @@ export const SIZES = {
   },
 };
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export"];
+    // Node only: a smoke run installs no runtime.
+    webhooks: { warmup: 5, rounds: 2, requestsPerRound: 10, concurrency: 2, runtimes: ["node"] },
+  },
+};
+
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -91,6 +99,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
     const e = sizes.export;
     log(`▶ bulk export (${e.accounts} account(s), sandbox rate limit ${e.rateLimit.limit} per ${e.rateLimit.windowMs} ms, ${e.latencyMs} ms latency)`);
     results.export = await runExport(e);
+  }
+  if (only.includes("webhooks")) {
+    log("▶ webhook receive throughput per runtime (handler vs bare JSON parse)");
+    results.webhooks = await runWebhookReceive({ ...sizes.webhooks, log });
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

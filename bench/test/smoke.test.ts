@@ -58,6 +58,11 @@ describe("bench harness, smoke mode", () => {
     expect(results.export).toMatchObject({ accounts: 1, requests: positive, boundMs: positive });
     expect(results.export.contenders).toHaveLength(3);
     for (const c of results.export.contenders) expect(c).toMatchObject({ exportMs: positive, wallMs: positive, efficiency: positive, failed: expect.any(Number) });
+    // Smoke runs Node only (no runtime installed); the full run adds Bun, Deno, workerd and edge-runtime.
+    expect(results.webhooks.runtimes).toEqual([
+      expect.objectContaining({ runtime: "node", version: `Node ${process.versions.node}`, bareRps: positive, sdkRps: positive, ratio: positive }),
+    ]);
+    expect(results.webhooks.runtimes[0].error).toBeUndefined();
 
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });

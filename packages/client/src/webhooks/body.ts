@@ -8,12 +8,22 @@ export const TOO_LARGE = Symbol("too large");
  * Otherwise bytes are counted as they arrive (a chunked body declares no
  * length, and a declared one can lie): past the limit the stream is cancelled,
  * so the sender's remaining bytes are never read.
+ *
+ * Where a `Request` has no `body` stream at all (Firefox's `Request` lacks the
+ * property), the body is read with `arrayBuffer()`: the declared length is
+ * still refused first, and a body found longer than the limit is refused too,
+ * though by then the platform has already read it.
  */
 export async function readBodyWithLimit(request: Request, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\s*\d+\s*$/.test(declared) && Number(declared) > maxBytes) {
     cancel(request.body);
     return TOO_LARGE;
+  }
+  // `undefined`, not `null`: the platform has no body stream (a body-less request has `null`).
+  if (request.body === undefined) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    return bytes.byteLength > maxBytes ? TOO_LARGE : bytes;
   }
   if (request.body === null) return new Uint8Array(0);
 
@@ -41,6 +51,6 @@ export async function readBodyWithLimit(request: Request, maxBytes: number): Pro
   return body;
 }
 
-function cancel(stream: ReadableStream | null): void {
+function cancel(stream: ReadableStream | null | undefined): void {
   if (stream && !stream.locked) stream.cancel().catch(() => {});
 }

@@ -1,4 +1,4 @@
-import { FdxWebhookError } from "../core/errors/index.js";
+import { FdxValidationError, FdxWebhookError } from "../core/errors/index.js";
 import type { Notification } from "../schemas/notification.js";
 import { readBodyWithLimit, TOO_LARGE } from "./body.js";
 import { isJsonContentType } from "./content-type.js";
@@ -54,11 +54,19 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  if (typeof options !== "object" || options === null) {
+    throw new FdxValidationError([{ path: "", message: "options must be an object with onNotification" }]);
+  }
   const { onNotification, onError } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (typeof onNotification !== "function") throw new TypeError("createWebhookHandler: onNotification must be a function");
+  if (typeof onNotification !== "function") {
+    throw new FdxValidationError([{ path: "onNotification", message: "must be a function" }]);
+  }
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new TypeError("createWebhookHandler: maxBodyBytes must be a non-negative integer");
+    throw new FdxValidationError([{ path: "maxBodyBytes", message: "must be a non-negative integer" }]);
+  }
+  if (onError !== undefined && typeof onError !== "function") {
+    throw new FdxValidationError([{ path: "onError", message: "must be a function" }]);
   }
 
   return async function handleWebhook(request: Request): Promise<Response> {

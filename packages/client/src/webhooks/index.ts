@@ -21,5 +21,6 @@ export type {
   OpenEnum,
   Party,
 } from "../schemas/notification.js";
-export { FdxWebhookError } from "../core/errors/index.js";
+// FdxValidationError: what createWebhookHandler throws for bad options.
+export { FdxError, FdxValidationError, FdxWebhookError } from "../core/errors/index.js";
 export type { FdxIssue } from "../core/errors/index.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createWebhookHandler, type Notification } from "../../src/webhooks/index.js";
+import { createWebhookHandler, FdxError, FdxValidationError, type Notification } from "../../src/webhooks/index.js";
 import { consentNotification, copyOf } from "./fixtures.js";
 
 const URL_ = "https://receiver.test/webhooks";
@@ -224,9 +224,89 @@ describe("createWebhookHandler, called directly", () => {
     expect(calls).toHaveLength(0);
   });
 
-  it("refuses bad options up front", () => {
-    expect(() => createWebhookHandler({} as never)).toThrow(TypeError);
-    expect(() => createWebhookHandler({ onNotification: () => {}, maxBodyBytes: -1 })).toThrow(TypeError);
-    expect(() => createWebhookHandler({ onNotification: () => {}, maxBodyBytes: Number.NaN })).toThrow(TypeError);
+  it("refuses bad options up front with FdxValidationError naming the option", () => {
+    const cases: [unknown, string, string][] = [
+      [{}, "onNotification", "Invalid input: onNotification: must be a function"],
+      [{ onNotification: "notify" }, "onNotification", "Invalid input: onNotification: must be a function"],
+      [{ onNotification: () => {}, maxBodyBytes: -1 }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be a non-negative integer"],
+      [{ onNotification: () => {}, maxBodyBytes: Number.NaN }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be a non-negative integer"],
+      [{ onNotification: () => {}, onError: 1 }, "onError", "Invalid input: onError: must be a function"],
+      [undefined, "", "Invalid input: options must be an object with onNotification"],
+    ];
+    for (const [options, path, message] of cases) {
+      let thrown: unknown;
+      try {
+        createWebhookHandler(options as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(FdxValidationError);
+      expect(thrown).toBeInstanceOf(FdxError);
+      expect((thrown as FdxValidationError).issues).toEqual([{ path, message: expect.any(String) }]);
+      expect((thrown as Error).message).toBe(message);
+    }
   });
 });
+
+describe("createWebhookHandler, in a runtime whose Request has no body stream (Firefox)", () => {
+  /**
+   * Firefox's `Request` has no `body` property: only `arrayBuffer()` and the
+   * other readers. A real Request with `body` hidden, counting how often it was read.
+   */
+  function withoutBodyStream(request: Request) {
+    const reads = { arrayBuffer: 0 };
+    const shaped = new Proxy(request, {
+      get(target, key) {
+        if (key === "body") return undefined;
+        if (key === "arrayBuffer") {
+          return () => {
+            reads.arrayBuffer++;
+            return target.arrayBuffer();
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    return { request: shaped, reads };
+  }
+
+  it("answers 200 to a valid POST, reading the body with arrayBuffer()", async () => {
+    const { handler, calls } = setup();
+    const { request, reads } = withoutBodyStream(post());
+    const response = await handler(request);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true });
+    expect(calls).toEqual([consentNotification]);
+    expect(reads.arrayBuffer).toBe(1);
+  });
+
+  it("answers 413 by Content-Length without reading the body", async () => {
+    const { handler, calls } = setup(undefined, 100);
+    const headers = { "content-type": "application/json", "content-length": "5000" };
+    const { request, reads } = withoutBodyStream(post({ headers }));
+    const response = await handler(request);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "body larger than 100 bytes" });
+    expect(reads.arrayBuffer).toBe(0);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("answers 413 to a body past the limit that declared no length", async () => {
+    const { handler, calls } = setup(undefined, Buffer.byteLength(body) - 1);
+    const { request } = withoutBodyStream(post());
+    const response = await handler(request);
+    expect(response.status).toBe(413);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("answers 400 to a body that is not a notification", async () => {
+    const { handler, calls } = setup();
+    const { request } = withoutBodyStream(post({ body: JSON.stringify({ hello: "world" }) }));
+    const response = await handler(request);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "invalid notification" });
+    expect(calls).toHaveLength(0);
+  });
+});
+
