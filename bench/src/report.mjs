@@ -5,6 +5,7 @@ export const TARGETS = {
   paginationRatio: 1.03,
   downloadRatio: 1.03,
   downloadRssRiseMiB: 16,
+  gzipBombRssRiseMiB: 64,
   // Webhook receive throughput: createWebhookHandler at least this share of a bare JSON-parsing handler.
   webhookRatio: 0.8,
   // kB read as 1000 bytes, the stricter of the two readings.
@@ -32,6 +33,12 @@ export function checkTargets(results) {
       t.push({ target: `download time: ${s.name}`, limit: `≤ ${x(TARGETS.downloadRatio)} raw fetch`, measured: x(s.vsFetch), met: s.vsFetch <= TARGETS.downloadRatio });
       t.push({ target: `download peak RSS rise: ${s.name}`, limit: `≤ ${TARGETS.downloadRssRiseMiB} MiB`, measured: `${s.rssRiseMiB.toFixed(1)} MiB`, met: s.rssRiseMiB <= TARGETS.downloadRssRiseMiB });
     }
+  }
+  if (results.gzipBomb) {
+    const g = results.gzipBomb;
+    const mib = g.rssRiseBytes / 1024 / 1024;
+    const rejected = g.outcome.startsWith("FdxResponseError");
+    t.push({ target: "gzip bomb on consents.get: peak RSS rise", limit: `≤ ${TARGETS.gzipBombRssRiseMiB} MiB, rejected`, measured: `${mib.toFixed(1)} MiB, ${rejected ? "rejected" : g.outcome}`, met: rejected && mib <= TARGETS.gzipBombRssRiseMiB });
   }
   const exporter = results.export?.contenders.find((c) => c.sdk);
   if (exporter) {
@@ -97,6 +104,14 @@ export function toMarkdown(results) {
         ["sequential (default)", `${s.sequentialMs} ms`, ""],
         ["`client.statements.list(params, { prefetch: 1 })`", `${s.prefetchMs} ms`, `${x(s.speedup)} faster`],
       ]),
+    );
+  }
+  if (results.gzipBomb) {
+    const g = results.gzipBomb;
+    out.push("", "## Gzip bomb on a JSON call", "");
+    out.push(
+      `\`consents.get\` against a server whose gzip answer inflates to ${g.inflatedBytes / 1024 / 1024} MiB of JSON whitespace, default \`maxResponseBytes\` (16 MiB), in a fresh process sampling its RSS every 2 ms: ` +
+        `${g.outcome} after ${g.ms} ms; peak RSS rise **${(g.rssRiseBytes / 1024 / 1024).toFixed(1)} MiB**; the server was asked for ${(g.producedBytes / 1024 / 1024).toFixed(0)} MiB before reading stopped.`,
     );
   }
   if (results.download) {

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runBundle } from "./bundle.mjs";
 import { runDownload } from "./download.mjs";
+import { runGzipBomb } from "./gzip-bomb.mjs";
 import { runExport } from "./export.mjs";
 import { runImportTime } from "./import-time.mjs";
 import { runOverhead } from "./overhead.mjs";
@@ -32,6 +33,7 @@ export const SIZES = {
     overhead: { warmup: 300, rounds: 40, callsPerRound: 100 },
     pagination: { pages: 300, perPage: 50, rounds: 25, slowRounds: 3, workMs: 2 },
     download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
+    gzipBomb: { inflatedBytes: 1024 * 1024 * 1024 },
     importTime: { runs: 7 },
     export: { runs: 3, accounts: 3, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20 },
     // Many short rounds, interleaved: on a shared machine a load spike then hits a few rounds of both, not one contender.
@@ -41,6 +43,7 @@ export const SIZES = {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
     pagination: { pages: 3, perPage: 5, rounds: 1, slowRounds: 1, workMs: 1 },
     download: { bytes: 256 * 1024, timeRuns: 1, memoryRuns: 1 },
+    gzipBomb: { inflatedBytes: 64 * 1024 * 1024 },
     importTime: { runs: 1 },
     export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20, warmUp: false },
   },
@@ -87,6 +90,8 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
     if (only.includes("download")) {
       log(`▶ download (${sizes.download.bytes / 1024 / 1024} MiB, one process per run)`);
       results.download = await runDownload({ origin: server.origin, ...sizes.download });
+      log(`▶ gzip bomb on a JSON call (${sizes.gzipBomb.inflatedBytes / 1024 / 1024} MiB inflated)`);
+      results.gzipBomb = await runGzipBomb(sizes.gzipBomb);
     }
   } finally {
     await server.close();
