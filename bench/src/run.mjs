@@ -46,9 +46,6 @@ export const SIZES = {
     gzipBomb: { inflatedBytes: 64 * 1024 * 1024 },
     importTime: { runs: 1 },
     export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20, warmUp: false },
-  },
-};
-
     // Node only: a smoke run installs no runtime.
     webhooks: { warmup: 5, rounds: 2, requestsPerRound: 10, concurrency: 2, runtimes: ["node"] },
   },
