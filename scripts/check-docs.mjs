@@ -30,7 +30,11 @@
 //                                             after the README's last block
 //
 // In run and background blocks, port 4010 is replaced by a free port, so a
-// sandbox another process already holds on 4010 does not break the check.
+// sandbox another process already holds on 4010 does not break the check. A
+// command (one line, or one `&&` part of it) that already ran in an earlier
+// block from the same kind of directory (the root, or a fresh one) is not run
+// again: the READMEs all start with `npx -y pnpm@10 install`, and once is
+// enough to show it works.
 //
 //   node scripts/check-docs.mjs [--no-run] [FILE.md …]
 import { spawn, spawnSync } from "node:child_process";
@@ -195,6 +199,24 @@ function startBackground(b, code, until) {
   };
 }
 
+/** Commands (trimmed, comments dropped) that already ran in a block that exited 0, by where they ran ("root", "tmp"). */
+const alreadyRan = new Set();
+const commandOf = (part) => part.replace(/(^|\s)#.*$/, "").trim().replace(/\s+/g, " ");
+function withoutRepeats(code, place) {
+  return code
+    .split("\n")
+    .map((line) => {
+      const parts = line.split(" && ");
+      const left = parts.filter((part) => !commandOf(part) || /^(export|cd) /.test(commandOf(part)) || !alreadyRan.has(`${place} ${commandOf(part)}`));
+      if (left.length === parts.length) return line;
+      return left.length ? left.join(" && ") : `: already ran: ${commandOf(line)}`;
+    })
+    .join("\n");
+}
+function remember(code, place) {
+  for (const line of code.split("\n")) for (const part of line.split(" && ")) if (commandOf(part)) alreadyRan.add(`${place} ${commandOf(part)}`);
+}
+
 let ran = 0;
 if (runCommands) {
   const tmpBase = path.join(root, "node_modules/.cache/check-docs-run");
@@ -225,11 +247,19 @@ if (runCommands) {
           mkdirSync(tmpBase, { recursive: true });
           cwd = mkdtempSync(path.join(tmpBase, "block-"));
         }
-        const result = spawnSync("bash", ["-euo", "pipefail", "-c", code], { cwd, encoding: "utf8", env: process.env });
+        const place = cwd === root ? "root" : "tmp";
+        const result = spawnSync("bash", ["-euo", "pipefail", "-c", withoutRepeats(code, place)], {
+          cwd,
+          encoding: "utf8",
+          env: process.env,
+        });
         if (cwd !== root) rmSync(cwd, { recursive: true, force: true });
         ran++;
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
-        if (result.status === 0) console.log(`✔ ${where(b)}: ran (${seconds} s)`);
+        if (result.status === 0) {
+          console.log(`✔ ${where(b)}: ran (${seconds} s)`);
+          remember(code, place);
+        }
         else {
           problems.push(`${where(b)}: exited ${result.status ?? result.signal} (${seconds} s)\n${b.code}\n--- output:\n${(result.stdout + result.stderr).trimEnd()}`);
         }
