@@ -62,6 +62,7 @@ function workspaceDependencies(name) {
 export function staleReason(name) {
   const dir = path.join(root, "packages", name);
   const files = outputs(name);
+  if (!existsSync(path.join(dir, "dist"))) return "not built yet";
   const missing = files.find((file) => !existsSync(file));
   if (missing) return `${path.relative(dir, missing)} missing`;
   const built = Math.min(...files.map((file) => statSync(file).mtimeMs));
