@@ -2,7 +2,8 @@
 // A fresh consumer app: packs the published packages as npm would ship them,
 // installs the tarballs with npm into a temporary app outside the workspace,
 // then typechecks and runs a small ESM and a small CJS program against the
-// sandbox. Proves what users `npm install` works, not only the workspace.
+// sandbox, and the installed bins (`fdxkit`, `fdxkit-mock`). Proves what users
+// `npm install` works, not only the workspace.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ const pnpm = (process.env.PNPM ?? "pnpm").split(" ");
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
 
 try {
-  for (const dir of ["packages/client", "packages/mock"]) {
+  for (const dir of ["packages/client", "packages/mock", "packages/cli"]) {
     run(pnpm[0], [...pnpm.slice(1), "pack", "--pack-destination", app], path.join(root, dir));
   }
   const tarballs = readdirSync(app).filter((f) => f.endsWith(".tgz"));
@@ -100,6 +101,13 @@ main().catch((e) => {
   run(process.execPath, [tsc, "-p", "tsconfig.json"], app);
   process.stdout.write(run(process.execPath, ["out/esm.mjs"], app));
   process.stdout.write(run(process.execPath, ["out/cjs.cjs"], app));
+  // The bins are committed shims (bin/*.js) that load dist/cli.js: run both as npm linked them.
+  const bin = (name, args) => run(path.join(app, "node_modules/.bin", name), args, app);
+  const mockHelp = bin("fdxkit-mock", ["--help"]);
+  if (!mockHelp.includes("Usage: fdxkit-mock")) throw new Error(`fdxkit-mock --help printed:\n${mockHelp}`);
+  const cliHelp = bin("fdxkit", ["--help"]);
+  if (!cliHelp.includes("Usage: fdxkit") || !cliHelp.includes("statements")) throw new Error(`fdxkit --help printed:\n${cliHelp}`);
+  console.log("bins ok: fdxkit-mock --help, fdxkit --help");
   console.log(`✔ consumer app (${tarballs.join(", ")}) typechecks and runs as ESM and CJS`);
 } finally {
   rmSync(app, { recursive: true, force: true });
