@@ -143,14 +143,16 @@ describe("the document", () => {
     const server = await serve(async (_req, res) => {
       res.writeHead(200, { "content-type": "application/pdf" });
       res.flushHeaders();
-      for (let i = 0; i < PDF.length; i += 8) {
-        res.write(PDF.subarray(i, i + 8));
-        await new Promise((resolve) => setTimeout(resolve, 40));
+      // Headers at once (a loaded machine still gets them well inside the timeout), then the body over 1.5 s.
+      const step = Math.ceil(PDF.length / 6);
+      for (let i = 0; i < PDF.length; i += step) {
+        res.write(PDF.subarray(i, i + step));
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
       res.end();
     });
-    // About 8 chunks 40 ms apart: several times the 60 ms timeout in total.
-    const document = await clientFor(server, { timeoutMs: 60 }).statements.download("/products/slow.pdf");
+    // The body takes three times the 500 ms timeout.
+    const document = await clientFor(server, { timeoutMs: 500 }).statements.download("/products/slow.pdf");
     expect(Buffer.from(await document.arrayBuffer())).toEqual(PDF);
   });
 
