@@ -57,7 +57,9 @@ const fields: Fields = {
 /** Checks `statements.list` parameters; throws `FdxValidationError` listing every bad one. */
 export function toListRequest(params: StatementListParams): ListRequest {
   const { data, issues } = checkFields(params, fields);
-  const { providerId, accountId, startTime, endTime, offset, limit } = data as unknown as StatementListParams;
+  // Each field passed its check above (or is absent where optional).
+  const { providerId, accountId, startTime, endTime } = data as Pick<StatementListParams, "providerId" | "accountId" | "startTime" | "endTime">;
+  const { offset, limit } = data as Pick<StatementListParams, "offset" | "limit">;
   const start = toInstant(startTime);
   const end = toInstant(endTime);
   if (start && end && start > end) issues.push({ path: "startTime", message: "must not be after endTime" });

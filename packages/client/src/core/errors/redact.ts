@@ -56,7 +56,7 @@ export function redactCause(cause: unknown, secrets: readonly string[], depth = 
   copy.stack = redactText(cause.stack ?? `${cause.name}: ${cause.message}`, secrets);
   for (const [key, item] of Object.entries(cause)) {
     if (key !== "cause" && (typeof item !== "object" || item === null)) {
-      (copy as unknown as Record<string, unknown>)[key] = typeof item === "string" ? redactText(item, secrets) : item;
+      Reflect.set(copy, key, typeof item === "string" ? redactText(item, secrets) : item);
     }
   }
   if ("cause" in cause) copy.cause = redactCause(cause.cause, secrets, depth + 1);
