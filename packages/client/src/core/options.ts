@@ -56,8 +56,11 @@ export interface RetryHookEvent extends HookEventBase {
  * `FdxError` whose `cause` is what it threw.
  */
 export interface ClientHooks {
+  /** Before every attempt is sent; may add headers (never sees nor replaces `Authorization`). */
   onRequest?: (event: RequestHookEvent) => void | Promise<void>;
+  /** For every attempt that got a response, whatever its status, once its headers arrived. */
   onResponse?: (event: ResponseHookEvent) => void | Promise<void>;
+  /** Before the wait for the next attempt, with the error the failed one ended in. */
   onRetry?: (event: RetryHookEvent) => void | Promise<void>;
 }
 
