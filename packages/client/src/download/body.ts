@@ -6,7 +6,7 @@ import { abortError, onAbort } from "../internal/abort.js";
  * abort, or a connection cut mid-body. Platform errors (`TypeError:
  * terminated`, `DOMException`) never reach the caller.
  */
-export function bodyError(cause: unknown, signal: AbortSignal | undefined, url: string, interactionId?: string): FdxError {
+function bodyError(cause: unknown, signal: AbortSignal | undefined, url: string, interactionId?: string): FdxError {
   if (signal?.aborted) return abortError(signal);
   if (cause instanceof FdxError) return cause;
   const reason = cause instanceof Error ? cause.message : String(cause);

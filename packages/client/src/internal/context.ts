@@ -81,16 +81,6 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/**
- * A call answering JSON: its parsed body (`undefined` when empty), checked
- * against the `kind`'s schema when `validateResponses` is on.
- */
-export async function callJson(ctx: Context, call: Call, kind?: ResponseKind): Promise<{ data: unknown; status: number }> {
-  const { data, status, interactionId } = await request(ctx, call, "json");
-  if (kind && ctx.validateResponses) await checkResponse(data, kind, status, interactionId);
-  return { data, status };
-}
-
 /** A call whose answer must be a JSON body. */
 export async function callBody<T>(ctx: Context, call: Call, kind: ResponseKind): Promise<T> {
   const { data, status, interactionId } = await request(ctx, call, "json");
