@@ -25,7 +25,7 @@ const gates = [
   ["API reference: TypeDoc, warnings as errors", `${pnpm} run docs:api`],
   ["typecheck", `${pnpm} run typecheck`],
   ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
-  ["package gates: publint, attw --pack", "node scripts/check-packages.mjs"],
+  ["package gates: publint, attw (on the packed tarball)", "node scripts/check-packages.mjs"],
   ["fresh consumer app: packed tarballs, ESM and CJS", "node scripts/check-consumer.mjs"],
   ["docs: README snippets typecheck under strict, marked commands run", "node scripts/check-docs.mjs"],
 ];
