@@ -11,5 +11,9 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["test/**/abort-gc.test.ts"],
     testTimeout: 20_000,
+    // The webhook fuzz tests run 10,000 cases each in the suite; here every
+    // mutant of the webhook modules re-runs them, and a mutant they can catch
+    // fails within the first few hundred.
+    env: { FDXKIT_FUZZ_RUNS: "300" },
   },
 });

@@ -73,6 +73,10 @@ const nearNotification = fc.record(
   { requiredKeys: [] },
 );
 
+// 10,000 runs each in the suite; the mutation run (mutation/vitest.config.ts)
+// asks for fewer, as every mutant of the webhook modules re-runs these.
+const numRuns = Number(process.env.FDXKIT_FUZZ_RUNS ?? 10_000);
+
 afterEach(assertPrototypeUntouched);
 
 describe("parseNotification under fuzzing", () => {
@@ -83,7 +87,7 @@ describe("parseNotification under fuzzing", () => {
         outcome(JSON.stringify(value));
         assertPrototypeUntouched();
       }),
-      { numRuns: 10_000 },
+      { numRuns },
     );
   });
 
@@ -95,7 +99,7 @@ describe("parseNotification under fuzzing", () => {
         seen.add(outcome(value));
         assertPrototypeUntouched();
       }),
-      { numRuns: 10_000 },
+      { numRuns },
     );
     // Both outcomes occurred, so the property exercised the success path too.
     expect(seen).toEqual(new Set(["valid", "rejected"]));
@@ -107,14 +111,14 @@ describe("parseNotification under fuzzing", () => {
         outcome(text);
         assertPrototypeUntouched();
       }),
-      { numRuns: 10_000 },
+      { numRuns },
     );
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         outcome(bytes);
         outcome(bytes.buffer);
       }),
-      { numRuns: 10_000 },
+      { numRuns },
     );
   });
 });

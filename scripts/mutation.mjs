@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// `pnpm test:mutation`: Stryker over the client's core (stryker.config.mjs),
+// then MUTATION.md written from Stryker's own JSON report. Fails when the
+// score is under 85 % or a file is under 80 %.
+//
+//   node scripts/mutation.mjs            run Stryker (incremental), then write MUTATION.md
+//   node scripts/mutation.mjs --report   only write MUTATION.md from the last report
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const reportFile = path.join(root, "reports/mutation/mutation.json");
+const MIN_TOTAL = 85;
+const MIN_FILE = 80;
+
+let seconds;
+if (!process.argv.includes("--report")) {
+  const started = Date.now();
+  const run = spawnSync(path.join(root, "node_modules/.bin/stryker"), ["run", ...process.argv.slice(2)], { cwd: root, stdio: "inherit" });
+  seconds = Math.round((Date.now() - started) / 1000);
+  if (run.status !== 0) {
+    console.error(`stryker run failed (exit ${run.status ?? run.signal})`);
+    process.exit(1);
+  }
+}
+
+const report = JSON.parse(readFileSync(reportFile, "utf8"));
+const DETECTED = new Set(["Killed", "Timeout"]);
+const UNDETECTED = new Set(["Survived", "NoCoverage"]);
+
+const files = [];
+const survivors = [];
+const ignored = new Map();
+for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+  const row = { file: path.relative(path.join(root, "packages/client/src"), path.resolve(root, file)), detected: 0, undetected: 0, ignored: 0 };
+  for (const m of mutants) {
+    if (DETECTED.has(m.status)) row.detected++;
+    else if (UNDETECTED.has(m.status)) {
+      row.undetected++;
+      survivors.push({ file: row.file, line: m.location.start.line, mutator: m.mutatorName, replacement: m.replacement, status: m.status });
+    } else if (m.status === "Ignored") {
+      row.ignored++;
+      const reason = /static/i.test(m.statusReason ?? "") ? "static (runs once at module load; `ignoreStatic`)" : (m.statusReason ?? "ignored");
+      ignored.set(reason, (ignored.get(reason) ?? 0) + 1);
+    }
+  }
+  files.push(row);
+}
+
+const score = (r) => (r.detected + r.undetected === 0 ? 100 : (100 * r.detected) / (r.detected + r.undetected));
+const total = files.reduce((t, r) => ({ detected: t.detected + r.detected, undetected: t.undetected + r.undetected, ignored: t.ignored + r.ignored }), {
+  detected: 0,
+  undetected: 0,
+  ignored: 0,
+});
+const low = files.filter((r) => score(r) < MIN_FILE);
+const pass = score(total) >= MIN_TOTAL && low.length === 0;
+
+const require = createRequire(import.meta.url);
+const version = (name) => require(`${name}/package.json`).version;
+const byMutator = new Map();
+for (const s of survivors) byMutator.set(s.mutator, (byMutator.get(s.mutator) ?? 0) + 1);
+const pct = (n) => `${n.toFixed(1)} %`;
+
+const md = `# Mutation testing
+
+Written by \`pnpm test:mutation\` (scripts/mutation.mjs) from Stryker's JSON report (\`reports/mutation/mutation.json\`, not committed; the HTML report sits beside it). Do not edit by hand.
+
+- Date: ${new Date().toISOString().slice(0, 10)}
+- Stryker ${version("@stryker-mutator/core")}, vitest runner ${version("@stryker-mutator/vitest-runner")}, vitest ${version("vitest")}, Node ${process.versions.node}
+- Config: \`stryker.config.mjs\` — the client's Node tests (\`mutation/vitest.config.ts\`), \`coverageAnalysis: "perTest"\`, \`concurrency: 2\`, incremental (\`mutation/stryker-incremental.json\`, committed)${seconds === undefined ? "" : `\n- This run: ${Math.floor(seconds / 60)} min ${seconds % 60} s`}
+
+**Score: ${pct(score(total))}** (${total.detected} of ${total.detected + total.undetected} mutants detected) — ${pass ? "meets" : "**does not meet**"} the bar of ≥ ${MIN_TOTAL} % overall and no file under ${MIN_FILE} %. ${total.ignored} mutants are not counted (below).
+
+| file (packages/client/src) | score | detected | undetected | not counted |
+|---|---:|---:|---:|---:|
+${files.map((r) => `| ${r.file} | ${score(r) < MIN_FILE ? `**${pct(score(r))}**` : pct(score(r))} | ${r.detected} | ${r.undetected} | ${r.ignored} |`).join("\n")}
+| **all** | **${pct(score(total))}** | ${total.detected} | ${total.undetected} | ${total.ignored} |
+
+## Undetected mutants by kind
+
+| mutator | undetected |
+|---|---:|
+${[...byMutator].sort((a, b) => b[1] - a[1]).map(([m, n]) => `| ${m} | ${n} |`).join("\n")}
+
+## Not counted
+
+${[...ignored].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `- ${n} × ${reason}`).join("\n") || "- none"}
+
+## Each undetected mutant
+
+${survivors.map((s) => `- \`${s.file}:${s.line}\` ${s.mutator}${s.status === "NoCoverage" ? " (no test runs it)" : ""}: \`${s.replacement.replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 100)}\``).join("\n") || "- none"}
+`;
+writeFileSync(path.join(root, "MUTATION.md"), md);
+console.log(`MUTATION.md: ${pct(score(total))} of ${total.detected + total.undetected} mutants detected; ${low.length} file(s) under ${MIN_FILE} %.`);
+process.exit(pass ? 0 : 1);
