@@ -150,6 +150,27 @@ describe("client options", () => {
     expect(seen).toHaveLength(0);
   });
 
+  it.each([
+    ["an empty string", () => ""],
+    ["a number", () => 42],
+    ["undefined", () => undefined],
+    ["a promise of an empty string", async () => ""],
+  ])("refuses a token function that returns %s, naming `token`, and sends nothing", async (_, token) => {
+    const bad = createClient({ baseUrl: BASE, token: token as () => string });
+    const error = await rejectionOf(bad.consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "token", message: "the token function must return a non-empty string" }]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("rejects a token function's value that cannot go in a header, without quoting it", async () => {
+    const bad = createClient({ baseUrl: BASE, token: async () => "abc\ndef-secret" });
+    const error = await rejectionOf(bad.consents.get("c-1"));
+    expect((error as FdxValidationError).issues).toEqual([{ path: "token", message: "is not a valid HTTP header value" }]);
+    expect(String(error)).not.toContain("def-secret");
+    expect(seen).toHaveLength(0);
+  });
+
   it("wraps a failing token function in an FdxError and sends nothing", async () => {
     const failing = createClient({
       baseUrl: BASE,
