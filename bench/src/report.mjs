@@ -82,7 +82,8 @@ export function toMarkdown(results) {
     out.push("", "## Per-call overhead", "");
     out.push(
       `One \`GET /consents/v1/{id}\` with its JSON body parsed, against a keep-alive \`node:http\` server in a separate process; the same URL, headers (\`Authorization\`, \`Accept\`) and body for all. ` +
-        `Calls one at a time, ${o.warmup} warm-up calls each, then ${o.rounds} interleaved rounds of ${o.callsPerRound} calls per contender (${o.calls} timed calls each).`,
+        `Calls one at a time, ${o.warmup} warm-up calls each, then ${o.rounds} interleaved rounds of ${o.callsPerRound} calls per contender (${o.calls} timed calls each). ` +
+        "Every SDK call has a timeout, so it hands fetch an `AbortSignal`; the row with a timeout signal shows what that alone costs a raw-fetch user (undici follows each signal with a listener and a finalizer).",
       "",
     );
     out.push(table(["client", "median", "p99", "median vs raw fetch", "p99 vs raw fetch"], o.contenders.map((c) => [c.sdk ? `**${c.name}**` : c.name, `${c.medianUs} µs`, `${c.p99Us} µs`, x(c.medianRatio), x(c.p99Ratio)])));

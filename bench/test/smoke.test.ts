@@ -27,7 +27,7 @@ describe("bench harness, smoke mode", () => {
     expect(results.meta).toMatchObject({ smoke: true, node: process.versions.node, durationMs: positive });
 
     const names = results.overhead.contenders.map((c: { name: string }) => c.name);
-    expect(names).toEqual(expect.arrayContaining(["raw fetch + res.json()", "undici.request (lower bound)", "openapi-fetch", "axios", "ky", "fdxkit consents.get", "fdxkit consents.get, validateResponses"]));
+    expect(names).toEqual(expect.arrayContaining(["raw fetch + res.json()", "raw fetch + res.json(), with a 30 s timeout signal", "undici.request (lower bound)", "openapi-fetch", "axios", "ky", "fdxkit consents.get", "fdxkit consents.get, validateResponses"]));
     for (const c of results.overhead.contenders) {
       expect(c).toMatchObject({ medianUs: positive, p99Us: positive, medianRatio: positive, p99Ratio: positive });
       expect(c.p99Us).toBeGreaterThanOrEqual(c.medianUs);
