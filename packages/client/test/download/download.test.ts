@@ -69,6 +69,50 @@ describe("what is requested", () => {
     expect(server.urls()).toEqual(["/products/doc.pdf", "/products/doc.png", "/products/doc.png"]);
   });
 
+  it("skips links it cannot use (null, no href, a non-string or empty href, another action) and takes the first usable one", async () => {
+    const server = await serve(pdf);
+    const links = [null, { action: "GET" }, { href: 42 }, { href: "" }, { href: "/products/post", action: "POST" }, { href: "/products/ok", types: "application/pdf" }, { href: "/products/later" }];
+    await (await clientFor(server).statements.download({ links } as unknown as Statement)).arrayBuffer();
+    expect(server.urls()).toEqual(["/products/ok"]);
+  });
+
+  it("matches the accept value's media types, any of a list, without parameters or case, against each link's types", async () => {
+    const server = await serve(pdf);
+    const statement = {
+      links: [
+        { href: "/products/doc.txt", types: ["text/plain"] },
+        { href: "/products/doc.png", types: ["IMAGE/PNG"] },
+        { href: "/products/doc.pdf", types: ["application/pdf"] },
+      ],
+    };
+    const statements = clientFor(server).statements;
+    await (await statements.download(statement, { accept: "image/jpeg, Image/Png;q=0.5" })).arrayBuffer();
+    await (await statements.download(statement, { accept: "image/jpeg,application/pdf" })).arrayBuffer();
+    await (await statements.download(statement, { accept: "image/jpeg" })).arrayBuffer();
+    expect(server.urls()).toEqual(["/products/doc.png", "/products/doc.pdf", "/products/doc.txt"]);
+  });
+
+  it("falls back to the statement's ids when none of its links is usable", async () => {
+    const server = await serve(pdf);
+    const statement = { providerId: "P", accountId: "A", statementId: "S", links: [{ href: "/products/x", action: "POST" }] };
+    await (await clientFor(server).statements.download(statement as unknown as Statement)).arrayBuffer();
+    expect(server.urls()).toEqual(["/products/statements/v2/P/A/S"]);
+  });
+
+  it("says which part of an unusable target is wrong", async () => {
+    const server = await serve(pdf);
+    const statements = clientFor(server).statements;
+    const issues = async (target: unknown) => ((await statements.download(target as Statement).catch((e: unknown) => e)) as FdxValidationError).issues;
+    expect(await issues({ links: [{ href: "/products/x", action: "POST" }] })).toEqual([
+      { path: "target.links", message: "the statement has no GET link to download it from" },
+    ]);
+    expect(await issues({ statementId: "S", links: "nope" })).toEqual([{ path: "target.links", message: "the statement has no GET link to download it from" }]);
+    expect(await issues("")).toEqual([{ path: "target", message: "must be a non-empty href" }]);
+    expect(await issues(7)).toEqual([{ path: "target", message: "must be a Statement, an href or { providerId, accountId, statementId }" }]);
+    expect(await issues({ providerId: "P", accountId: "", statementId: "S" })).toEqual([expect.objectContaining({ path: "accountId" })]);
+    expect(server.received).toHaveLength(0);
+  });
+
   it("percent-encodes each of { providerId, accountId, statementId } as a path segment", async () => {
     const server = await serve(pdf);
     await (await clientFor(server).statements.download({ providerId: "p/1", accountId: "a b", statementId: "s:1|x/../y" })).arrayBuffer();
