@@ -137,6 +137,14 @@ describe("createWebhookHandler, called directly", () => {
     await vi.waitFor(() => expect(state.cancelled).toBe(true));
   });
 
+  it("marks its answers not to be stored, the 405 with its Allow too", async () => {
+    const { handler } = setup();
+    const ok = await handler(post());
+    expect([ok.status, ok.headers.get("cache-control"), await ok.text()]).toEqual([200, "no-store", '{"received":true}']);
+    const refused = await handler(new Request(URL_));
+    expect([refused.status, refused.headers.get("cache-control"), refused.headers.get("allow")]).toEqual([405, "no-store", "POST"]);
+  });
+
   it("reads a body of declared length with arrayBuffer(), never opening it as a stream", async () => {
     const { handler, calls } = setup();
     const request = post({ headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } });
