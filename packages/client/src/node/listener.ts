@@ -188,19 +188,26 @@ function requestUrl(req: IncomingMessage, fixedOrigin: string | undefined): stri
   }
 }
 
+// The last origin built, by scheme and Host: a server sees the same Host on request after request.
+let lastOrigin = { key: "", origin: "" };
+
 /** `scheme://host[:port]` from the connection and the Host header; `localhost` when Host is absent or not a host. */
 function hostOrigin(req: IncomingMessage): string {
   const scheme = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
   const host = req.headers.host;
+  const key = `${scheme} ${host ?? ""}`;
+  if (lastOrigin.key === key) return lastOrigin.origin;
+  let origin = `${scheme}://localhost`;
   // Anything but a host and port (a path, credentials, a space) would change more than the origin.
   if (host && !/[\s/\\?#@]/.test(host)) {
     try {
-      return new URL(`${scheme}://${host}`).origin;
+      origin = new URL(`${scheme}://${host}`).origin;
     } catch {
       // A malformed Host must not keep a valid request from its handler.
     }
   }
-  return `${scheme}://localhost`;
+  lastOrigin = { key, origin };
+  return origin;
 }
 
 /**

@@ -94,6 +94,13 @@ describe("the request target", () => {
     expect(seen.map((s) => s.url)).toEqual(["http://elsewhere.example:8080/hooks/a?x=1"]);
   });
 
+  it("builds each request's URL from its own Host header, one after another", async () => {
+    const { seen, handler } = recorder();
+    const port = await serve(handler);
+    for (const host of ["a.example", "a.example", "b.example:8080", "bad host", "a.example"]) await request(port, `GET /h HTTP/1.1\r\nHost: ${host}`);
+    expect(seen.map((s) => s.url)).toEqual(["http://a.example/h", "http://a.example/h", "http://b.example:8080/h", "http://localhost/h", "http://a.example/h"]);
+  });
+
   it("hands a non-HTTP absolute target to the handler as / on the Host's origin", async () => {
     const { seen, handler } = recorder();
     const port = await serve(handler);
