@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { toNodeListener } from "@fdxkit/client/node";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp, finishResponse, type MockApp, type MockControls, type MockOptions } from "./app.js";
-import { INTERACTION_ID, internalServerError, invalidInput, methodNotAllowed } from "./errors.js";
-import { toRequest, writeResponse } from "./node-bridge.js";
+import { INTERACTION_ID, internalServerError, methodNotAllowed } from "./errors.js";
 
 /** Options of {@link startMockServer}. */
 export interface MockServerOptions extends MockOptions {
@@ -46,8 +46,6 @@ async function listen(port: number, host: string): Promise<{ server: Server; ori
 }
 
 const ALLOW = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"];
-// Methods a Fetch `Request` cannot carry: they never reach the app.
-const FETCH_FORBIDDEN = new Set(["CONNECT", "TRACE", "TRACK"]);
 
 function interactionId(req: IncomingMessage): string | null {
   const value = req.headers[INTERACTION_ID];
@@ -64,30 +62,42 @@ async function refuseConnect(req: IncomingMessage, socket: Socket): Promise<void
   socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
 }
 
+/**
+ * The response with its body in memory and an exact Content-Length, as the
+ * service answers (the bridge would otherwise stream it chunked). Sandbox
+ * bodies are small JSON or a test document.
+ */
+async function withLength(response: Response): Promise<Response> {
+  if (response.type === "error" || response.body === null) return response;
+  const body = await response.arrayBuffer();
+  const headers = new Headers(response.headers);
+  headers.set("content-length", String(body.byteLength));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
 function serve(server: Server, app: MockApp, origin: string): void {
-  // Attached right after listening: no connection can be handled before.
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    const answer = async () => {
-      let response: Response;
-      try {
-        let request: Request;
+  // Attached right after listening: no connection can be handled before. The
+  // client's Node bridge streams the body to the app as the app reads it, so
+  // a request refused before its body (401, 413) is answered and its
+  // connection closed without reading the rest. The origin is the server's
+  // own, whatever Host a client sends: it tells the documents server apart.
+  server.on(
+    "request",
+    toNodeListener(
+      async (request) => {
         try {
-          request = toRequest(req, origin);
+          return withLength(await app.fetch(request));
         } catch {
-          // Well-formed HTTP that Fetch cannot represent: a method it refuses, or (unseen so far) a target it cannot parse.
-          const refusal = FETCH_FORBIDDEN.has(req.method ?? "") ? methodNotAllowed(ALLOW) : invalidInput("The request cannot be represented");
-          response = finishResponse(refusal, interactionId(req));
-          await writeResponse(response, req, res);
-          return;
+          return finishResponse(internalServerError(), request.headers.get(INTERACTION_ID));
         }
-        response = await app.fetch(request);
-      } catch {
-        response = finishResponse(internalServerError(), interactionId(req));
-      }
-      await writeResponse(response, req, res);
-    };
-    answer().catch(() => res.destroy());
-  });
+      },
+      {
+        origin,
+        // TRACE and TRACK, which a Fetch Request cannot carry: refused like any method the service lacks.
+        onForbiddenMethod: (req) => finishResponse(methodNotAllowed(ALLOW), interactionId(req)),
+      },
+    ),
+  );
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     refuseConnect(req, socket).catch(() => socket.destroy());
   });

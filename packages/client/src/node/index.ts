@@ -5,5 +5,5 @@
  *
  * @module @fdxkit/client/node
  */
-export { toNodeListener, type FetchHandler, type NodeListener } from "./listener.js";
+export { toNodeListener, type FetchHandler, type NodeListener, type NodeListenerOptions } from "./listener.js";
 export { saveStatement, type SavedStatement } from "./save-statement.js";

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { FdxValidationError } from "../core/errors/index.js";
 
 /** A Fetch-API handler, such as the one `createWebhookHandler` returns. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -6,16 +7,49 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
 /** A listener for `http.createServer`, `https.createServer` or an Express route. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Options of {@link toNodeListener}. */
+export interface NodeListenerOptions {
+  /**
+   * The origin of every `request.url` (`"https://hooks.example.com"`), in place
+   * of the one built from the connection and the request's `Host` header. Set
+   * it behind a proxy that rewrites Host or terminates TLS, or wherever a
+   * client's Host must not decide the URL the handler sees.
+   */
+  origin?: string;
+  /**
+   * The answer to a request whose method the Fetch API refuses to carry
+   * (`TRACE`, `TRACK`), so it can never reach the handler. Default: 501
+   * `{"error":"method not implemented"}`. (`CONNECT` never reaches a request
+   * listener: `node:http` hands it to the server's `"connect"` event.)
+   */
+  onForbiddenMethod?: (req: IncomingMessage) => Response | Promise<Response>;
+}
+
+// Methods the Fetch `Request` constructor throws on.
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+// Fields that describe the connection to this server, not the request: the
+// body arrives de-chunked, and a handler that forwards the request with
+// `fetch` would have it refused for carrying them.
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
+
 /**
  * Adapts a Fetch-API handler `(Request) => Promise<Response>` to a Node
  * listener `(req, res) => void`, for `http.createServer` and Express.
  *
  * The request body is streamed into the `Request` as the handler reads it (not
  * buffered first), so a handler's byte limit holds here too: when the handler
- * answers before the body has fully arrived (413, 415, …), the response is sent
- * and then the connection is closed instead of reading the rest. The response
- * body is streamed back with backpressure. A handler that throws gets a 500;
- * nothing becomes an unhandled rejection.
+ * answers before the body has fully arrived (413, 415, …), the response says
+ * `Connection: close` and the connection is closed after it instead of reading
+ * the rest. The response body is streamed back with backpressure. A handler
+ * that throws gets a 500; nothing becomes an unhandled rejection. A
+ * `Response.error()` resets the connection, as a network error would.
+ *
+ * `request.url` is the request target on the connection's origin (`Host`
+ * header, or `options.origin`): an absolute-form target
+ * (`GET http://host/path`, as proxies send) keeps its own host and is served
+ * by its path; `OPTIONS *` arrives as the path `/*`; connection headers
+ * (`Connection`, `Transfer-Encoding`, `Keep-Alive`, …) are left out.
  *
  * In Express, mount it on a route without a body-parsing middleware in front
  * (`app.post("/webhooks", toNodeListener(handler))`): the handler needs the
@@ -25,17 +59,52 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
  * ```ts
  * http.createServer(toNodeListener(createWebhookHandler({ onNotification }))).listen(3000);
  * ```
+ *
+ * @throws {FdxValidationError} when `handler` is not a function or `options.origin` is not an http(s) origin.
  */
-export function toNodeListener(handler: FetchHandler): NodeListener {
+export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): NodeListener {
+  if (typeof handler !== "function") {
+    throw new FdxValidationError([{ path: "handler", message: "must be a function" }]);
+  }
+  const origin = options.origin === undefined ? undefined : checkedOrigin(options.origin);
+  const onForbiddenMethod = options.onForbiddenMethod ?? notImplemented;
   return (req, res) => {
-    serve(handler, req, res).catch((error: unknown) => {
+    serve(req, res, (request) => (request ? handler(request) : onForbiddenMethod(req)), origin).catch((error: unknown) => {
       // Only reached when writing the response itself failed.
       res.destroy(error instanceof Error ? error : undefined);
     });
   };
 }
 
-async function serve(handler: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function checkedOrigin(value: unknown): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === "string" ? new URL(value) : undefined;
+  } catch {
+    // reported below
+  }
+  // Nothing but scheme, host and port: a path or credentials would be silently dropped.
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.href !== `${url.origin}/`) {
+    throw new FdxValidationError([{ path: "origin", message: 'must be an http(s) origin such as "https://hooks.example.com"' }]);
+  }
+  return url.origin;
+}
+
+function notImplemented(): Response {
+  return jsonResponse(501, "method not implemented");
+}
+
+function jsonResponse(status: number, error: string): Response {
+  return new Response(JSON.stringify({ error }), { status, headers: { "content-type": "application/json" } });
+}
+
+/** `answer` gets the Request, or `undefined` for a method the Fetch API cannot carry. */
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: (request: Request | undefined) => Response | Promise<Response>,
+  origin: string | undefined,
+): Promise<void> {
   // Aborts the handler's signal when the client goes away before the answer is complete.
   const aborter = new AbortController();
   res.once("close", () => {
@@ -48,48 +117,97 @@ async function serve(handler: FetchHandler, req: IncomingMessage, res: ServerRes
 
   let response: Response;
   try {
-    response = await handler(toRequest(req, aborter.signal));
+    const method = req.method ?? "GET";
+    response = await answer(FORBIDDEN_METHODS.has(method.toUpperCase()) ? undefined : toRequest(req, method, origin, aborter.signal));
     // Duck-typed: frameworks such as @hono/node-server install their own Response class.
     if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") {
       throw new TypeError("handler did not return a Response");
     }
   } catch {
-    response = new Response(JSON.stringify({ error: "internal error" }), {
-      status: 500,
-      headers: { "content-type": "application/json" },
-    });
+    response = jsonResponse(500, "internal error");
+  }
+  if (response.type === "error") {
+    resetConnection(req);
+    return;
   }
   await writeResponse(response, req, res);
 }
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+/** Ends the connection with a TCP reset, what a client sees of a network error. */
+function resetConnection(req: IncomingMessage): void {
+  const socket = req.socket as IncomingMessage["socket"] & { resetAndDestroy?: () => void };
+  // Bun's and Deno's node:net lack resetAndDestroy; a plain close is the nearest they have.
+  if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+function toRequest(req: IncomingMessage, method: string, origin: string | undefined, signal: AbortSignal): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (HOP_BY_HOP.has(name.toLowerCase())) continue;
     try {
-      headers.append(raw[i]!, raw[i + 1]!);
+      headers.append(name, raw[i + 1]!);
     } catch {
       // A header value the Fetch API refuses; the handler cannot use it anyway.
     }
   }
-  const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
   if (hasBody) {
     init.body = bodyStream(req);
     init.duplex = "half"; // Required for a streamed request body.
   }
-  return new Request(requestUrl(req), init);
+  return new Request(requestUrl(req, origin), init);
 }
 
-function requestUrl(req: IncomingMessage): string {
-  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
-  try {
-    return new URL(`${scheme}://${req.headers.host ?? "localhost"}${req.url ?? "/"}`).href;
-  } catch {
-    // A malformed Host header must not keep a valid body from its handler.
-    return new URL(req.url?.startsWith("/") ? req.url : "/", `${scheme}://localhost`).href;
+/**
+ * The URL of the request target (RFC 9112 §3.2): origin-form (`/path?query`)
+ * on the origin; absolute-form (`http://host/path`) by its path and query, on
+ * its own origin unless one is fixed (Host is then to be ignored);
+ * asterisk-form (`OPTIONS *`) as `/*`; anything else as `/`, for the handler
+ * to refuse.
+ */
+function requestUrl(req: IncomingMessage, fixedOrigin: string | undefined): string {
+  const target = req.url ?? "/";
+  if (!target.startsWith("/") && target !== "*") {
+    try {
+      const url = new URL(target);
+      if (url.protocol === "http:" || url.protocol === "https:") return `${fixedOrigin ?? url.origin}${url.pathname}${url.search}`;
+    } catch {
+      // Not absolute-form either.
+    }
   }
+  const origin = fixedOrigin ?? hostOrigin(req);
+  const path = target.startsWith("/") ? target : target === "*" ? "/*" : "/";
+  try {
+    return new URL(`${origin}${path}`).href;
+  } catch {
+    return `${origin}/`;
+  }
+}
+
+// The last origin built, by scheme and Host: a server sees the same Host on request after request.
+let lastOrigin = { key: "", origin: "" };
+
+/** `scheme://host[:port]` from the connection and the Host header; `localhost` when Host is absent or not a host. */
+function hostOrigin(req: IncomingMessage): string {
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
+  const host = req.headers.host;
+  const key = `${scheme} ${host ?? ""}`;
+  if (lastOrigin.key === key) return lastOrigin.origin;
+  let origin = `${scheme}://localhost`;
+  // Anything but a host and port (a path, credentials, a space) would change more than the origin.
+  if (host && !/[\s/\\?#@]/.test(host)) {
+    try {
+      origin = new URL(`${scheme}://${host}`).origin;
+    } catch {
+      // A malformed Host must not keep a valid request from its handler.
+    }
+  }
+  lastOrigin = { key, origin };
+  return origin;
 }
 
 /**

@@ -48,9 +48,9 @@ export function readJson(input: unknown): JsonResult {
 /** A copy of a JSON-like value with ordinary prototypes, without the dropped keys. Never throws. */
 export function sanitize(value: unknown): JsonResult {
   try {
-    return { ok: true, value: copy(value, [], 0) };
+    return { ok: true, value: copy(value, 0) };
   } catch (error) {
-    if (error instanceof NotJson) return { ok: false, issue: { path: error.path, message: error.message } };
+    if (error instanceof NotJson) return { ok: false, issue: { path: error.path?.join(".") ?? "", message: error.message } };
     // A caller's object whose getter or proxy trap throws: not readable as JSON.
     return { ok: false, issue: { path: "", message: "body could not be read as JSON" } };
   }
@@ -58,39 +58,47 @@ export function sanitize(value: unknown): JsonResult {
 
 class NotJson extends Error {
   constructor(
-    readonly path: string,
+    /** Filled in from the inside out as the error leaves each level; `undefined` to name no path. */
+    readonly path: (string | number)[] | undefined,
     message: string,
   ) {
     super(message);
   }
 }
 
-function copy(value: unknown, path: (string | number)[], depth: number): unknown {
-  switch (typeof value) {
-    case "string":
-    case "number":
-    case "boolean":
-    case "undefined":
-      return value;
-    case "object":
-      break;
-    default:
-      throw new NotJson(path.join("."), "is not a JSON value");
+// This runs on every webhook delivery: no per-member allocation beyond the
+// copy itself. The path of a bad member is only built when there is one.
+function copy(value: unknown, depth: number): unknown {
+  if (typeof value !== "object") {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === undefined) return value;
+    throw new NotJson([], "is not a JSON value");
   }
   if (value === null) return null;
   // No path here: it would be made of the sender's keys, of any length.
-  if (depth >= MAX_DEPTH) throw new NotJson("", `body is nested deeper than ${MAX_DEPTH} levels`);
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    for (let i = 0; i < value.length; i++) out.push(copy(value[i], [...path, i], depth + 1));
+  if (depth >= MAX_DEPTH) throw new NotJson(undefined, `body is nested deeper than ${MAX_DEPTH} levels`);
+  let at: string | number = 0;
+  try {
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < value.length; i++) {
+        at = i;
+        out.push(copy(value[i], depth + 1));
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (DROPPED_KEYS.has(key)) continue;
+      at = key;
+      const member = copy((value as Record<string, unknown>)[key], depth + 1);
+      // Absent and undefined mean the same in JSON.
+      if (member !== undefined) out[key] = member;
+    }
     return out;
+  } catch (error) {
+    if (error instanceof NotJson) error.path?.unshift(at);
+    throw error;
   }
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    if (DROPPED_KEYS.has(key)) continue;
-    const member = copy((value as Record<string, unknown>)[key], [...path, key], depth + 1);
-    // Absent and undefined mean the same in JSON.
-    if (member !== undefined) out[key] = member;
-  }
-  return out;
 }

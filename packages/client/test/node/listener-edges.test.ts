@@ -71,14 +71,14 @@ describe("the Request handed to the handler", () => {
     expect(url).toBe("http://localhost/hooks");
   });
 
-  it("falls back to / for an absolute-form target it cannot combine with a malformed Host", async () => {
+  it("takes an absolute-form target's own host, not a malformed Host header", async () => {
     let url = "";
     const port = await serve((request) => {
       url = request.url;
       return new Response("ok");
     });
     await raw(port, "GET http://elsewhere/x HTTP/1.1\r\nHost: bad host\r\nConnection: close\r\n\r\n");
-    expect(url).toBe("http://localhost/");
+    expect(url).toBe("http://elsewhere/x");
   });
 
   it("errors the body stream when the client goes away mid-body", async () => {

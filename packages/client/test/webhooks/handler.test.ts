@@ -137,6 +137,60 @@ describe("createWebhookHandler, called directly", () => {
     await vi.waitFor(() => expect(state.cancelled).toBe(true));
   });
 
+  it("marks its answers not to be stored, the 405 with its Allow too", async () => {
+    const { handler } = setup();
+    const ok = await handler(post());
+    expect([ok.status, ok.headers.get("cache-control"), await ok.text()]).toEqual([200, "no-store", '{"received":true}']);
+    const refused = await handler(new Request(URL_));
+    expect([refused.status, refused.headers.get("cache-control"), refused.headers.get("allow")]).toEqual([405, "no-store", "POST"]);
+  });
+
+  it("reads a body of declared length with arrayBuffer(), never opening it as a stream", async () => {
+    const { handler, calls } = setup();
+    const request = post({ headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } });
+    const touched: string[] = [];
+    const watched = new Proxy(request, {
+      get(target, key) {
+        if (key === "body" || key === "arrayBuffer") touched.push(key);
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const response = await handler(watched);
+    expect(response.status).toBe(200);
+    expect(calls).toEqual([consentNotification]);
+    expect(touched).toEqual(["arrayBuffer"]);
+  });
+
+  it("refuses with 413 a Request built in code whose Content-Length understates its body", async () => {
+    const { handler, calls } = setup(undefined, 100);
+    const response = await handler(post({ headers: { "content-type": "application/json", "content-length": "10" }, body: " ".repeat(101) }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "body larger than 100 bytes" });
+    expect(calls).toHaveLength(0);
+  });
+
+  it("counts and cuts off the body when Transfer-Encoding is declared beside a Content-Length", async () => {
+    // 100 kB in 1 kB chunks: read whole (as arrayBuffer() would), all 100 would be pulled.
+    const state = { pulled: 0, cancelled: false };
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (++state.pulled > 100) controller.close();
+        else controller.enqueue(new Uint8Array(1000).fill(0x20));
+      },
+      cancel() {
+        state.cancelled = true;
+      },
+    });
+    const { handler, calls } = setup(undefined, 10_000);
+    const headers = { "content-type": "application/json", "content-length": "10", "transfer-encoding": "chunked" };
+    const response = await handler(post({ headers, body: stream, duplex: "half" }));
+    expect(response.status).toBe(413);
+    expect(calls).toHaveLength(0);
+    expect(state.pulled).toBeLessThan(20);
+    await vi.waitFor(() => expect(state.cancelled).toBe(true));
+  });
+
   it("accepts a body of exactly maxBodyBytes and refuses one byte more", async () => {
     const exact = createWebhookHandler({ onNotification: () => {}, maxBodyBytes: Buffer.byteLength(body) });
     expect((await exact(post())).status).toBe(200);

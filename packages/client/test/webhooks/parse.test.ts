@@ -201,6 +201,16 @@ describe("parseNotification: rejections", () => {
     expect(rejection(n).issues[0]?.message).toMatch(/nested deeper/);
   });
 
+  it.each([
+    ["notificationPayload.id", (n: any) => (n.notificationPayload.id = 10n)],
+    ["notificationPayload.customFields.0.value", (n: any) => (n.notificationPayload.customFields[0].value = Symbol("v"))],
+    ["extra.1", (n: any) => (n.extra = [1, () => 1])],
+  ])("names the path of a value JSON cannot hold, given directly: %s", (path, change) => {
+    const n = copyOf(consentNotification);
+    change(n);
+    expect(rejection(n).issues).toEqual([{ path, message: "is not a JSON value" }]);
+  });
+
   it("rejects an object whose getter throws", () => {
     const n = copyOf(consentNotification);
     Object.defineProperty(n, "boom", { enumerable: true, get: () => { throw new Error("getter"); } });
