@@ -18,7 +18,7 @@ export default {
     "packages/client/src/core/errors/{mapping,redact}.ts",
     "packages/client/src/pagination/*.ts",
     "packages/client/src/download/*.ts",
-    "packages/client/src/webhooks/{body,content-type,guards,handler,json,parse}.ts",
+    "packages/client/src/webhooks/{body,content-type,guards,handler,json,parse,shape}.ts",
     "packages/client/src/auth/client-credentials.ts",
   ],
   incremental: true,

@@ -64,7 +64,9 @@ export function redactCause(cause: unknown, secrets: readonly string[], depth = 
 }
 
 function mentions(value: unknown, secrets: readonly string[], depth = 0): boolean {
-  if (value === null || value === undefined || depth > 4) return false;
+  if (value === null || value === undefined) return false;
+  // Deeper than a copy keeps (redactCause drops it there): not looked at, so not known to be clean.
+  if (depth > 4) return true;
   const hit = (text: string) => redactText(text, secrets) !== text;
   if (typeof value !== "object") return hit(String(value));
   if (value instanceof Error && (hit(value.message) || hit(value.stack ?? ""))) return true;
