@@ -1,0 +1,146 @@
+// The abort and timer helpers (internal/abort.ts), on their own: what each
+// hands back, with which reason, and the fallback for platforms without
+// AbortSignal.any.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { FdxAbortError } from "../../src/index.js";
+import { abortError, anySignal, onAbort, raceAbort, sleep, startAttempt } from "../../src/internal/abort.js";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+describe("abortError", () => {
+  it("is an FdxAbortError whose cause is the signal's reason", () => {
+    const controller = new AbortController();
+    const reason = new Error("user left");
+    controller.abort(reason);
+    const error = abortError(controller.signal);
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect(error.cause).toBe(reason);
+  });
+});
+
+describe("onAbort", () => {
+  it("calls the listener once when the signal aborts, and not after it stopped listening", () => {
+    const a = new AbortController();
+    const heard = vi.fn();
+    onAbort(a.signal, heard);
+    a.abort();
+    a.abort();
+    expect(heard).toHaveBeenCalledTimes(1);
+
+    const b = new AbortController();
+    const unheard = vi.fn();
+    onAbort(b.signal, unheard)();
+    b.abort();
+    expect(unheard).not.toHaveBeenCalled();
+  });
+
+  it("calls the listener at once for a signal that already aborted, and does nothing without a signal", () => {
+    const heard = vi.fn();
+    onAbort(AbortSignal.abort(), heard);
+    expect(heard).toHaveBeenCalledTimes(1);
+    expect(() => onAbort(undefined, heard)()).not.toThrow();
+    expect(heard).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("anySignal", () => {
+  it("is the own signal when there is no caller's", () => {
+    const own = new AbortController().signal;
+    expect(anySignal(undefined, own)).toBe(own);
+  });
+
+  it.each([
+    ["with AbortSignal.any", false],
+    ["without AbortSignal.any (older platforms)", true],
+  ])("aborts with whichever aborts first, and its reason, %s", (_, stub) => {
+    if (stub) vi.stubGlobal("AbortSignal", Object.assign(Object.create(AbortSignal), { any: undefined }));
+    const caller = new AbortController();
+    const own = new AbortController();
+    const combined = anySignal(caller.signal, own.signal);
+    expect(combined.aborted).toBe(false);
+    caller.abort("caller's reason");
+    expect(combined.aborted).toBe(true);
+    expect(combined.reason).toBe("caller's reason");
+
+    const caller2 = new AbortController();
+    const own2 = new AbortController();
+    const combined2 = anySignal(caller2.signal, own2.signal);
+    own2.abort("own reason");
+    expect(combined2.reason).toBe("own reason");
+  });
+});
+
+describe("raceAbort", () => {
+  it("is the promise itself without a signal", () => {
+    const promise = Promise.resolve(1);
+    expect(raceAbort(promise, undefined)).toBe(promise);
+  });
+
+  it("settles like the promise while the signal stays quiet", async () => {
+    const signal = new AbortController().signal;
+    await expect(raceAbort(Promise.resolve("v"), signal)).resolves.toBe("v");
+    await expect(raceAbort(Promise.reject(new Error("no")), signal)).rejects.toThrow("no");
+  });
+
+  it("rejects with FdxAbortError as soon as the signal aborts, the promise still pending", async () => {
+    const controller = new AbortController();
+    const raced = raceAbort(new Promise(() => {}), controller.signal);
+    controller.abort("stop");
+    const error = await raced.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect((error as FdxAbortError).cause).toBe("stop");
+  });
+});
+
+describe("sleep", () => {
+  it("rejects with FdxAbortError when the signal aborts during the wait", async () => {
+    const controller = new AbortController();
+    const waiting = sleep(60_000, controller.signal);
+    controller.abort("enough");
+    const error = await waiting.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect((error as FdxAbortError).cause).toBe("enough");
+  });
+});
+
+describe("startAttempt", () => {
+  it("on timeout: timedOut, the signal aborts and race rejects, both with a TimeoutError", async () => {
+    vi.useFakeTimers();
+    const attempt = startAttempt(undefined, 1_000);
+    const raced = attempt.race(new Promise(() => {})).catch((e: unknown) => e);
+    expect(attempt.timedOut).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(attempt.timedOut).toBe(true);
+    expect(attempt.signal.aborted).toBe(true);
+    const reason = attempt.signal.reason as DOMException;
+    expect([reason.name, reason.message]).toEqual(["TimeoutError", "The attempt timed out"]);
+    expect(await raced).toBe(reason);
+  });
+
+  it("end() stops the timeout", async () => {
+    vi.useFakeTimers();
+    const attempt = startAttempt(undefined, 1_000);
+    attempt.end();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(attempt.timedOut).toBe(false);
+    expect(attempt.signal.aborted).toBe(false);
+  });
+
+  it("follows the caller's signal, even one that already aborted", async () => {
+    const caller = new AbortController();
+    const attempt = startAttempt(caller.signal, 60_000);
+    const raced = attempt.race(new Promise(() => {})).catch((e: unknown) => e);
+    caller.abort("caller stopped");
+    expect(await raced).toBe("caller stopped");
+    expect(attempt.signal.aborted).toBe(true);
+    expect(attempt.timedOut).toBe(false);
+    attempt.end();
+
+    const early = startAttempt(AbortSignal.abort("before"), 60_000);
+    expect(await early.race(new Promise(() => {})).catch((e: unknown) => e)).toBe("before");
+    early.end();
+  });
+});
