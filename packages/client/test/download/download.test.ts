@@ -50,7 +50,18 @@ describe("what is requested", () => {
     await (await statements.download("/products/x")).arrayBuffer();
     await (await statements.download("/products/x", { accept: "image/png" })).arrayBuffer();
     await (await statements.download("/products/x", { accept: "image/png", headers: { accept: "text/plain" } })).arrayBuffer();
-    expect(server.received.map((r) => r.headers.accept)).toEqual(["application/pdf", "image/png", "image/png"]);
+    await (await statements.download("/products/x", { headers: { accept: "text/plain" } })).arrayBuffer();
+    expect(server.received.map((r) => r.headers.accept)).toEqual(["application/pdf", "image/png", "image/png", "text/plain"]);
+  });
+
+  it("names the accept option in its issues", async () => {
+    const server = await serve(pdf);
+    const statements = clientFor(server).statements;
+    const issues = async (accept: unknown) => ((await statements.download("/products/x", { accept: accept as string }).catch((e: unknown) => e)) as FdxValidationError).issues;
+    expect(await issues(42)).toEqual([{ path: "accept", message: "must be a non-empty media type" }]);
+    expect(await issues(" ")).toEqual([{ path: "accept", message: "must be a non-empty media type" }]);
+    expect(await issues("a\nb")).toEqual([{ path: "accept", message: "is not a valid HTTP header value" }]);
+    expect(server.received).toHaveLength(0);
   });
 
   it("picks the statement's GET link that offers the wanted media type", async () => {
