@@ -55,7 +55,8 @@ export function isCallbackUrl(value: string, allowInsecure: boolean): boolean {
   } catch {
     return false;
   }
-  if (url.protocol === "https:") return url.hostname !== "";
+  // The URL parser gives every https: URL a host, or throws.
+  if (url.protocol === "https:") return true;
   return allowInsecure && url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
 }
 
