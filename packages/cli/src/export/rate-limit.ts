@@ -3,7 +3,9 @@ import { FdxAbortError, FdxRateLimitError } from "@fdxkit/client";
 /** What the controller reports when it changes course (for the progress log and the summary). */
 export type RateEvent =
   | { kind: "pause"; pauseMs: number; limit: number; previousLimit: number }
-  | { kind: "increase"; limit: number };
+  | { kind: "increase"; limit: number }
+  /** Requests are now started at most `perSecond` a second (learned from the answers before the first 429). */
+  | { kind: "pace"; perSecond: number };
 
 /** What the client's `hooks.onRetry` passes (DESIGN.md §3 "Hooks"); only `error` and `delayMs` are read. */
 export interface RetryEvent {
@@ -11,11 +13,19 @@ export interface RetryEvent {
   delayMs: number;
 }
 
+/** What the client's `hooks.onResponse` passes; only `status` and `durationMs` are read. */
+export interface ResponseEvent {
+  status: number;
+  durationMs: number;
+}
+
 export interface AimdOptions {
   /** The most requests in flight at once (`--concurrency`), and where the limit starts. */
   max: number;
   /** A 429 without `Retry-After` pauses for the client's own backoff delay, else this long. */
   defaultPauseMs?: number;
+  /** Ends the waits of `onRequest` (the attempt then sees the abort itself). */
+  signal?: AbortSignal;
   onEvent?: (event: RateEvent) => void;
 }
 
@@ -28,7 +38,19 @@ export interface RateStats {
   minLimit: number;
   /** The limit now. */
   limit: number;
+  /** The pace learned from the first 429 (requests started per second, all attempts), or null while none was needed. */
+  pacePerSecond: number | null;
 }
+
+/** The share of the learned rate the pace keeps to: room for the jitter between our clock and the provider's. */
+export const PACE_SAFETY = 0.95;
+/** After a 429 despite the pace: the pace is lowered this much, then climbs back (see `AimdController`). */
+const PACE_DECREASE = 0.5;
+/** A 429 at full pace lowers the learned rate by this much, never below `PACE_FLOOR` of the first estimate. */
+const CEILING_DECREASE = 0.9;
+const PACE_FLOOR = 0.5;
+/** Admitted answers for the pace to climb from halved back to the learned rate. */
+const PACE_CLIMB_STEPS = 10;
 
 /**
  * How many requests the export's workers may have in flight, shared by all
@@ -44,6 +66,27 @@ export interface RateStats {
  * - Each window of successes (as many in a row as the current limit, the
  *   per-round-trip step of TCP's congestion control) raises the limit by one,
  *   back up to `max`.
+ *
+ * Halving the concurrency alone does not keep a rate (requests per window)
+ * limit: the workers still burst into it, and every window then costs its
+ * burst plus a whole pause (`Retry-After` has one-second granularity). So
+ * the first 429 also teaches a pace, which `onRequest` (the client's hook,
+ * run before every attempt, retries and list pages included) keeps to:
+ *
+ * - The rate learned is N / max(R, T): N answers the provider admitted (not
+ *   429) to attempts started since the run or the last pause began, R the
+ *   429's `Retry-After`, T the time since the first of those attempts. A
+ *   fixed or sliding window of length W that admitted N has W >= T, and its
+ *   quota frees again within R, so this is what it admits per window when the
+ *   burst filled it quickly; the pace is `PACE_SAFETY` of it, one attempt
+ *   every 1/pace seconds, none during a pause.
+ * - A 429 despite the pace (a window fuller than learned, a fault): the pace
+ *   halves and climbs back to the learned rate over `PACE_CLIMB_STEPS`
+ *   admitted answers; if it was at the learned rate, that rate is lowered by
+ *   10% (never below half the first estimate), so an estimate that was too
+ *   high stops meeting the limit after a few pauses. It never probes above
+ *   the learned rate: with whole-second `Retry-After`s each probe that meets
+ *   the limit would cost a full pause.
  */
 export class AimdController {
   readonly max: number;
@@ -55,13 +98,28 @@ export class AimdController {
   readonly #waiters: { resolve: () => void; reject: (error: unknown) => void; signal: AbortSignal | undefined; onAbort: () => void }[] = [];
   readonly #defaultPauseMs: number;
   readonly #onEvent: (event: RateEvent) => void;
-  readonly #stats: Omit<RateStats, "limit">;
+  readonly #stats: Omit<RateStats, "limit" | "pacePerSecond">;
+  readonly #signal: AbortSignal | undefined;
+  /** The learned rate (requests per second), the pace's ceiling; undefined until the first 429 taught one. */
+  #learned: number | undefined;
+  #firstLearned = 0;
+  /** The pace now (requests per second), at most `#learned`. */
+  #pace = 0;
+  /** When the next attempt may start (epoch ms), spacing attempts by 1/pace. */
+  #nextSlot = 0;
+  /** Since when answers count toward learning: the start of the run or the end of the last pause. */
+  #epochStart = Number.NEGATIVE_INFINITY;
+  /** The first attempt started in this epoch. */
+  #epochFirst: number | undefined;
+  /** Answers admitted (not 429) to attempts started in this epoch. */
+  #admitted = 0;
 
   constructor(options: AimdOptions) {
     if (!Number.isSafeInteger(options.max) || options.max < 1) throw new RangeError("max must be an integer >= 1");
     this.max = options.max;
     this.#limit = options.max;
     this.#defaultPauseMs = options.defaultPauseMs ?? 1000;
+    this.#signal = options.signal;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#stats = { rateLimited: 0, pauses: 0, minLimit: options.max };
   }
@@ -79,9 +137,48 @@ export class AimdController {
     return this.#pausedUntil;
   }
 
-  stats(): RateStats {
-    return { ...this.#stats, limit: this.#limit };
+  /** The pace now in requests per second; undefined while none was learned. */
+  get pace(): number | undefined {
+    return this.#learned === undefined ? undefined : this.#pace;
   }
+
+  stats(): RateStats {
+    return { ...this.#stats, limit: this.#limit, pacePerSecond: this.#learned === undefined ? null : Math.round(this.#learned * 10) / 10 };
+  }
+
+  /**
+   * The `onRequest` hook: before every attempt (retries and list pages
+   * included), waits for the shared pause to end and, once a pace was
+   * learned, for the attempt's turn.
+   */
+  readonly onRequest = async (): Promise<void> => {
+    for (;;) {
+      const now = Date.now();
+      const paced = this.#learned !== undefined;
+      const at = Math.max(this.#pausedUntil, paced ? this.#nextSlot : 0);
+      if (at <= now || this.#signal?.aborted) {
+        if (paced) {
+          const interval = 1000 / this.#pace;
+          // Keeps the schedule when a timer fired late (a loaded machine), without saving up turns while idle.
+          this.#nextSlot = (now - this.#nextSlot < interval ? this.#nextSlot : now) + interval;
+        }
+        this.#epochFirst ??= now;
+        return;
+      }
+      await this.#sleep(at - now);
+    }
+  };
+
+  /** The `onResponse` hook: counts the answers the provider admitted, to learn its rate from. */
+  readonly onResponse = (event: ResponseEvent): void => {
+    if (event.status === 429) return;
+    const now = Date.now();
+    if (now - event.durationMs < this.#epochStart) return;
+    this.#admitted++;
+    if (this.#learned !== undefined && this.#pace < this.#learned && now >= this.#pausedUntil) {
+      this.#pace = Math.min(this.#learned, this.#pace + this.#learned * (PACE_DECREASE / PACE_CLIMB_STEPS));
+    }
+  };
 
   /** The `onRetry` hook: a 429 the client is about to retry. */
   readonly onRetry = (event: RetryEvent): void => {
@@ -97,7 +194,10 @@ export class AimdController {
     const now = Date.now();
     const until = now + Math.max(0, retryAfterMs ?? this.#defaultPauseMs);
     if (now < this.#pausedUntil) {
-      if (until > this.#pausedUntil) this.#pauseUntil(until);
+      if (until > this.#pausedUntil) {
+        this.#epochStart = until;
+        this.#pauseUntil(until);
+      }
       return;
     }
     const previousLimit = this.#limit;
@@ -105,8 +205,42 @@ export class AimdController {
     this.#stats.minLimit = Math.min(this.#stats.minLimit, this.#limit);
     this.#stats.pauses++;
     this.#successes = 0;
+    const learned = this.#learn(now, until - now);
+    this.#epochStart = until;
+    this.#epochFirst = undefined;
+    this.#admitted = 0;
     this.#pauseUntil(until);
     this.#onEvent({ kind: "pause", pauseMs: until - now, limit: this.#limit, previousLimit });
+    if (learned) this.#onEvent({ kind: "pace", perSecond: Math.round(this.#pace * 10) / 10 });
+  }
+
+  /** A new pause at `now` for `pauseMs`: learns the pace (the first time) or lowers it. Whether it learned one. */
+  #learn(now: number, pauseMs: number): boolean {
+    if (this.#learned === undefined) {
+      // Nothing admitted (the quota was spent before this run, or a fault): nothing to learn from yet.
+      if (this.#admitted === 0 || this.#epochFirst === undefined) return false;
+      const windowMs = Math.max(pauseMs, now - this.#epochFirst, 1);
+      this.#learned = this.#firstLearned = (PACE_SAFETY * this.#admitted * 1000) / windowMs;
+      this.#pace = this.#learned;
+      return true;
+    }
+    if (this.#pace >= this.#learned) this.#learned = Math.max(this.#firstLearned * PACE_FLOOR, this.#learned * CEILING_DECREASE);
+    this.#pace = Math.min(this.#learned, this.#pace) * PACE_DECREASE;
+    return false;
+  }
+
+  /** Resolves after `ms`, or at once when the export's signal aborts. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.#signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener("abort", done, { once: true });
+    });
   }
 
   /** Waits for a free slot (fewer than `limit` in flight, no pause); call `release` when the request is done. */

@@ -36,7 +36,7 @@ describe("AimdController", () => {
     // All four in flight meet the rate limit; the client reports each before its retry wait.
     for (let i = 0; i < 4; i++) rate.onRetry(retry429(1000));
     expect(events).toEqual([{ kind: "pause", pauseMs: 1000, limit: 2, previousLimit: 4 }]);
-    expect(rate.stats()).toEqual({ rateLimited: 4, pauses: 1, minLimit: 2, limit: 2 });
+    expect(rate.stats()).toEqual({ rateLimited: 4, pauses: 1, minLimit: 2, limit: 2, pacePerSecond: null });
     // Their retries complete; nobody new may start before the pause ends, even with free slots.
     for (let i = 0; i < 4; i++) rate.release(true);
     const granted = contenders(rate, 3);
@@ -94,7 +94,7 @@ describe("AimdController", () => {
       rate.release(false);
     }
     expect(rate.limit).toBe(2);
-    expect(events.map((e) => (e.kind === "pause" ? `pause ${e.previousLimit}->${e.limit}` : `up ${e.limit}`))).toEqual([
+    expect(events.map((e) => (e.kind === "pause" ? `pause ${e.previousLimit}->${e.limit}` : e.kind === "increase" ? `up ${e.limit}` : `pace ${e.perSecond}`))).toEqual([
       "pause 4->2",
       "up 3",
       "up 4",
@@ -110,7 +110,7 @@ describe("AimdController", () => {
     rate.onRetry(retry429(1000));
     await vi.advanceTimersByTimeAsync(1000);
     rate.onRetry(retry429(1000));
-    expect(rate.stats()).toEqual({ rateLimited: 3, pauses: 3, minLimit: 1, limit: 1 });
+    expect(rate.stats()).toEqual({ rateLimited: 3, pauses: 3, minLimit: 1, limit: 1, pacePerSecond: null });
     rate.close();
   });
 
