@@ -147,3 +147,148 @@ describe("AimdController", () => {
     rate.close();
   });
 });
+
+/** One attempt the provider admits: through `onRequest` (its wait for the pace included), then its answer after `ms`. */
+async function admitted(rate: AimdController, ms = 0) {
+  let through = false;
+  void rate.onRequest().then(() => (through = true));
+  await vi.advanceTimersByTimeAsync(0);
+  while (!through) await vi.advanceTimersByTimeAsync(1);
+  await vi.advanceTimersByTimeAsync(ms);
+  rate.onResponse({ status: 200, durationMs: ms });
+}
+
+/** Starts `n` attempts through `onRequest` and records the (fake) time each was let through. */
+function attempts(rate: AimdController, n: number) {
+  const started: number[] = [];
+  const t0 = Date.now();
+  for (let i = 0; i < n; i++) void rate.onRequest().then(() => started.push(Date.now() - t0));
+  return started;
+}
+
+describe("AimdController: pacing", () => {
+  it("learns the rate from the answers admitted before the first 429 and spaces every later attempt by it", async () => {
+    const rate = new AimdController({ max: 4, onEvent: (e) => events.push(e) });
+    // Unpaced until a 429: 20 attempts admitted in 400 ms, then the limit.
+    for (let i = 0; i < 20; i++) await admitted(rate, 20);
+    expect(rate.pace).toBeUndefined();
+    expect(attempts(rate, 3)).toHaveLength(0); // let through on the next tick, not held
+    await vi.advanceTimersByTimeAsync(0);
+    rate.onRetry(retry429(1000));
+    // 20 admitted, the quota free again within 1 s: 20/s, paced at 95% of it.
+    expect(rate.pace).toBeCloseTo(19, 5);
+    expect(events).toEqual([
+      { kind: "pause", pauseMs: 1000, limit: 2, previousLimit: 4 },
+      { kind: "pace", perSecond: 19 },
+    ]);
+    expect(rate.stats().pacePerSecond).toBe(19);
+    // Every attempt (a retry as much as a new request) waits for the pause, then one every 1000/19 ms.
+    const started = attempts(rate, 5);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(started).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(started).toEqual([1000]);
+    await vi.advanceTimersByTimeAsync(52);
+    expect(started).toEqual([1000]);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(started.map((t) => t - 1000)).toEqual([0, 53, 106, 158, 211]);
+    rate.close();
+  });
+
+  it("a burst slower than the Retry-After is measured over its own length", async () => {
+    const rate = new AimdController({ max: 4 });
+    // 10 admitted over 2 s: the window is at least that long, so 5/s (4.75 paced), not 10/s.
+    for (let i = 0; i < 10; i++) await admitted(rate, 200);
+    rate.onRetry(retry429(1000));
+    expect(rate.pace).toBeCloseTo(4.75, 5);
+    rate.close();
+  });
+
+  it("counts only the answers to attempts started since the last pause, and learns nothing from a 429 with nothing admitted", async () => {
+    const rate = new AimdController({ max: 4 });
+    // The very first attempt meets the limit (the quota was spent before the run): no rate to learn.
+    await rate.onRequest();
+    rate.onRetry(retry429(1000));
+    expect(rate.pace).toBeUndefined();
+    // An answer to an attempt sent before the pause (arriving during it) belongs to the old window.
+    await vi.advanceTimersByTimeAsync(500);
+    rate.onResponse({ status: 200, durationMs: 600 });
+    await vi.advanceTimersByTimeAsync(500);
+    for (let i = 0; i < 4; i++) await admitted(rate, 10);
+    rate.onResponse({ status: 429, durationMs: 10 }); // a 429 is no admission
+    rate.onRetry(retry429(2000));
+    // 4 admitted (not 5, not 6) against the 2 s Retry-After.
+    expect(rate.pace).toBeCloseTo((0.95 * 4) / 2, 5);
+    rate.close();
+  });
+
+  it("a 429 despite the pace halves it and lowers the learned rate; the pace climbs back to it with admitted answers", async () => {
+    const rate = new AimdController({ max: 4, onEvent: (e) => events.push(e) });
+    for (let i = 0; i < 20; i++) await admitted(rate, 10);
+    rate.onRetry(retry429(1000));
+    expect(rate.pace).toBeCloseTo(19, 5);
+    await vi.advanceTimersByTimeAsync(1000);
+    await admitted(rate);
+    // At the learned rate and still limited: the rate was too high by at least 10%.
+    rate.onRetry(retry429(1000));
+    expect(rate.stats().pacePerSecond).toBe(17.1);
+    expect(rate.pace).toBeCloseTo(8.55, 5);
+    await vi.advanceTimersByTimeAsync(1000);
+    for (let i = 0; i < 5; i++) await admitted(rate, 0);
+    expect(rate.pace).toBeCloseTo(8.55 + 5 * 0.855, 5);
+    for (let i = 0; i < 20; i++) await admitted(rate, 0);
+    expect(rate.pace).toBeCloseTo(17.1, 5);
+    // Only the first 429 announces a pace; the learned rate never rises again.
+    expect(events.filter((e) => e.kind === "pace")).toHaveLength(1);
+    rate.close();
+  });
+
+  it("the learned rate never falls below half the first estimate, however many 429s come at full pace (faults)", async () => {
+    const rate = new AimdController({ max: 4 });
+    for (let i = 0; i < 20; i++) await admitted(rate, 10);
+    rate.onRetry(retry429(1000));
+    for (let round = 0; round < 20; round++) {
+      await vi.advanceTimersByTimeAsync(1000);
+      for (let i = 0; i < 30; i++) await admitted(rate, 0);
+      rate.onRetry(retry429(1000));
+    }
+    expect(rate.stats().pacePerSecond).toBe(9.5);
+    rate.close();
+  });
+
+  it("a late timer keeps the schedule, but an idle spell saves up no turns", async () => {
+    const rate = new AimdController({ max: 4 });
+    for (let i = 0; i < 10; i++) await admitted(rate, 0);
+    rate.onRetry(retry429(950)); // 10 admitted, free again within 950 ms: paced at 10/s, one per 100 ms
+    expect(rate.pace).toBe(10);
+    await vi.advanceTimersByTimeAsync(950);
+    await rate.onRequest(); // t = 0, next turn at 100
+    await vi.advanceTimersByTimeAsync(150); // the next attempt comes late (t = 150)...
+    await rate.onRequest();
+    // ...so the one after keeps its turn at 200, not 150 + 100.
+    const next = attempts(rate, 1);
+    await vi.advanceTimersByTimeAsync(49);
+    expect(next).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(next).toEqual([50]);
+    // Idle for 2 s: then one attempt at once, the next a whole turn later (no burst of saved-up turns).
+    await vi.advanceTimersByTimeAsync(2000);
+    const afterIdle = attempts(rate, 3);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(afterIdle).toEqual([0, 100, 200]);
+    rate.close();
+  });
+
+  it("an aborted export stops holding attempts at once", async () => {
+    const controller = new AbortController();
+    const rate = new AimdController({ max: 4, signal: controller.signal });
+    rate.onRetry(retry429(30_000));
+    const started = attempts(rate, 2);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(started).toEqual([]);
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([10, 10]);
+    rate.close();
+  });
+});
