@@ -38,12 +38,12 @@ export interface RateStats {
   minLimit: number;
   /** The limit now. */
   limit: number;
-  /** The pace learned from the first 429 (requests started per second, all attempts), or null while none was needed. */
+  /** The rate the pace keeps to, in attempts started per second: learned from the first 429, lowered by 429s met at it; null while no 429 came. */
   pacePerSecond: number | null;
 }
 
 /** The share of the learned rate the pace keeps to: room for the jitter between our clock and the provider's. */
-export const PACE_SAFETY = 0.95;
+const PACE_SAFETY = 0.95;
 /** After a 429 despite the pace: the pace is lowered this much, then climbs back (see `AimdController`). */
 const PACE_DECREASE = 0.5;
 /** A 429 at full pace lowers the learned rate by this much, never below `PACE_FLOOR` of the first estimate. */
@@ -76,10 +76,11 @@ const PACE_CLIMB_STEPS = 10;
  * - The rate learned is N / max(R, T): N answers the provider admitted (not
  *   429) to attempts started since the run or the last pause began, R the
  *   429's `Retry-After`, T the time since the first of those attempts. A
- *   fixed or sliding window of length W that admitted N has W >= T, and its
- *   quota frees again within R, so this is what it admits per window when the
- *   burst filled it quickly; the pace is `PACE_SAFETY` of it, one attempt
- *   every 1/pace seconds, none during a pause.
+ *   burst quicker than R filled the quota, which frees again within R: N per
+ *   R. A burst slower than R was admitted at N per T at most. (`Retry-After`
+ *   is rounded up to whole seconds, so R overstates the wait: the estimate
+ *   errs low.) The pace is `PACE_SAFETY` of it, one attempt every 1/pace
+ *   seconds, none during a pause.
  * - A 429 despite the pace (a window fuller than learned, a fault): the pace
  *   halves and climbs back to the learned rate over `PACE_CLIMB_STEPS`
  *   admitted answers; if it was at the learned rate, that rate is lowered by
