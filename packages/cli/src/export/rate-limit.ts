@@ -77,7 +77,7 @@ const PACE_CLIMB_STEPS = 10;
  *   429) to attempts started since the run or the last pause began, R the
  *   429's `Retry-After`, T the time since the first of those attempts. A
  *   burst quicker than R filled the quota, which frees again within R: N per
- *   R. A burst slower than R was admitted at N per T at most. (`Retry-After`
+ *   R. A burst slower than R shows what was admitted: N per T. (`Retry-After`
  *   is rounded up to whole seconds, so R overstates the wait: the estimate
  *   errs low.) The pace is `PACE_SAFETY` of it, one attempt every 1/pace
  *   seconds, none during a pause.
