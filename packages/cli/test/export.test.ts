@@ -541,7 +541,7 @@ describe("statements export: rate limits", () => {
     }
   });
 
-  it("after the first 429 it paces its requests at the rate learned: the limit is met once or twice in the whole run, not once a window", async () => {
+  it("after the first 429 it paces its requests at the quota learned: the limit is met once or twice in the whole run, not once a window", async () => {
     // 10 requests a second: the two accounts' 47 downloads and 4 list pages take at least five windows.
     const limited = await startMockServer({ port: 0, token: TOKEN, rateLimit: { limit: 10, windowMs: 1000 } });
     const range = ["--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--from", "2024-11-01", "--to", "2026-10-31"];
@@ -557,10 +557,11 @@ describe("statements export: rate limits", () => {
       expect(summary.rateLimit.pauses).toBeGreaterThanOrEqual(1);
       expect(summary.rateLimit.pauses).toBeLessThanOrEqual(2);
       expect(summary.rateLimit.rateLimited).toBeLessThanOrEqual(8);
-      expect(result.stderr).toMatch(/Rate limited: every worker pauses 1(\.0)? s; concurrency 4 -> 2\nPacing requests at \d+(\.\d)?\/s \(learned from the answers before the 429\)/);
-      // The pace keeps under the provider's 10 a second.
-      expect(summary.rateLimit.pacePerSecond).toBeGreaterThan(0);
-      expect(summary.rateLimit.pacePerSecond).toBeLessThanOrEqual(10);
+      expect(result.stderr).toMatch(/Rate limited: every worker pauses 1(\.0)? s; concurrency 4 -> 2\nPacing requests: at most \d+ per 1050 ms \(learned from the answers before the 429\)/);
+      // The pace keeps within the provider's 10 a second.
+      expect(summary.rateLimit.pace.requests).toBeGreaterThan(0);
+      expect(summary.rateLimit.pace.requests).toBeLessThanOrEqual(10);
+      expect(summary.rateLimit.pace.windowMs).toBe(1050);
       // The same files, byte for byte, as an export that met no limit.
       const entries = await expectManifestMatchesFiles(dir);
       const unlimited = await runCli(["statements", "export", ...range, "--out", free, ...mockFlags(mock), "--json"]);

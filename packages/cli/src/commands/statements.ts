@@ -121,7 +121,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
             event.kind === "pause"
               ? `Rate limited: every worker pauses ${formatDuration(event.pauseMs)}; concurrency ${event.previousLimit} -> ${event.limit}`
               : event.kind === "pace"
-                ? `Pacing requests at ${event.perSecond}/s (learned from the answers before the 429)`
+                ? `Pacing requests: at most ${event.requests} per ${event.windowMs} ms (learned from the answers before the 429)`
                 : `Concurrency back up to ${event.limit}`,
           ),
       });
@@ -198,7 +198,7 @@ export function summaryText(s: ExportSummary, shard: string | null = null): stri
     ...(s.noStatements.length ? [`  no statements    ${s.noStatements.length} account(s) (FDX code 1108)`] : []),
     `  failed           ${s.failed.length}`,
     ...(s.listFailed.length ? [`  list failed      ${s.listFailed.length} account(s)`] : []),
-    ...(r.rateLimited ? [`  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}${r.pacePerSecond !== null ? `, paced at ${r.pacePerSecond}/s` : ""}`] : []),
+    ...(r.rateLimited ? [`  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}${r.pace !== null ? `, paced at ${r.pace.requests} per ${r.pace.windowMs} ms` : ""}`] : []),
     ...(s.removedPartFiles ? [`  .part removed    ${s.removedPartFiles}`] : []),
     `  time             ${formatDuration(s.elapsedMs)}`,
   ];

@@ -4,8 +4,8 @@ import { FdxAbortError, FdxRateLimitError } from "@fdxkit/client";
 export type RateEvent =
   | { kind: "pause"; pauseMs: number; limit: number; previousLimit: number }
   | { kind: "increase"; limit: number }
-  /** Requests are now started at most `perSecond` a second (learned from the answers before the first 429). */
-  | { kind: "pace"; perSecond: number };
+  /** Attempts now start at most `requests` in any `windowMs` (learned from the answers before the first 429). */
+  | { kind: "pace"; requests: number; windowMs: number };
 
 /** What the client's `hooks.onRetry` passes (DESIGN.md §3 "Hooks"); only `error` and `delayMs` are read. */
 export interface RetryEvent {
@@ -38,19 +38,25 @@ export interface RateStats {
   minLimit: number;
   /** The limit now. */
   limit: number;
-  /** The rate the pace keeps to, in attempts started per second: learned from the first 429, lowered by 429s met at it; null while no 429 came. */
-  pacePerSecond: number | null;
+  /**
+   * What the pace keeps to: at most `requests` attempts started in any
+   * `windowMs`, learned from the first 429 (lowered by 429s met at it); null
+   * while no 429 came.
+   */
+  pace: { requests: number; windowMs: number } | null;
 }
 
-/** The share of the learned rate the pace keeps to: room for the jitter between our clock and the provider's. */
-const PACE_SAFETY = 0.95;
-/** After a 429 despite the pace: the pace is lowered this much, then climbs back (see `AimdController`). */
+/** The learned window is stretched this much: room for the jitter between our clock and the provider's. */
+const WINDOW_MARGIN = 1.05;
+/** After a 429 despite the pace: the quota is lowered this much, then climbs back (see `AimdController`). */
 const PACE_DECREASE = 0.5;
-/** A 429 at full pace lowers the learned rate by this much, never below `PACE_FLOOR` of the first estimate. */
+/** A 429 at the full quota lowers the learned quota by this much, never below `PACE_FLOOR` of the first estimate. */
 const CEILING_DECREASE = 0.9;
 const PACE_FLOOR = 0.5;
-/** Admitted answers for the pace to climb from halved back to the learned rate. */
+/** Admitted answers for the quota to climb from halved back to the learned one. */
 const PACE_CLIMB_STEPS = 10;
+/** Attempts remembered before a pace is learned (their start times: a few bytes each). */
+const MAX_LOG = 10_000;
 
 /**
  * How many requests the export's workers may have in flight, shared by all
@@ -72,22 +78,24 @@ const PACE_CLIMB_STEPS = 10;
  * burst plus a whole pause (`Retry-After` has one-second granularity). So
  * the first 429 also teaches a pace, which `onRequest` (the client's hook,
  * run before every attempt, retries and list pages included) keeps to:
+ * at most Q attempts started in any W milliseconds (a sliding window on our
+ * side, which keeps within a provider's fixed or sliding window alike).
  *
- * - The rate learned is N / max(R, T): N answers the provider admitted (not
- *   429) to attempts started since the run or the last pause began, R the
- *   429's `Retry-After`, T the time since the first of those attempts. A
- *   burst quicker than R filled the quota, which frees again within R: N per
- *   R. A burst slower than R shows what was admitted: N per T. (`Retry-After`
- *   is rounded up to whole seconds, so R overstates the wait: the estimate
- *   errs low.) The pace is `PACE_SAFETY` of it, one attempt every 1/pace
- *   seconds, none during a pause.
- * - A 429 despite the pace (a window fuller than learned, a fault): the pace
- *   halves and climbs back to the learned rate over `PACE_CLIMB_STEPS`
- *   admitted answers; if it was at the learned rate, that rate is lowered by
- *   10% (never below half the first estimate), so an estimate that was too
- *   high stops meeting the limit after a few pauses. It never probes above
- *   the learned rate: with whole-second `Retry-After`s each probe that meets
- *   the limit would cost a full pause.
+ * - Learned from the epoch that ended in the 429 (since the run, or the last
+ *   pause, began): N answers the provider admitted (not 429) to attempts
+ *   started in it, over T since the first of them, and R the 429's
+ *   `Retry-After`. A burst quicker than R filled the quota, which frees again
+ *   within R: Q = N per W = R. A slower one shows what was admitted: N per
+ *   T, so Q = N·R/T per R. W is stretched by `WINDOW_MARGIN` for jitter.
+ *   (`Retry-After` is rounded up to whole seconds, so R overstates the wait:
+ *   the estimate errs low.)
+ * - A 429 despite the pace (a window fuller than learned, a fault): the quota
+ *   halves and climbs back to the learned one over `PACE_CLIMB_STEPS`
+ *   admitted answers; if it was at the learned quota, that is lowered by 10%
+ *   (never below half the first estimate), so an estimate that was too high
+ *   stops meeting the limit after a few pauses. It never probes above the
+ *   learned quota: with whole-second `Retry-After`s each probe that meets the
+ *   limit would cost a full pause.
  */
 export class AimdController {
   readonly max: number;
@@ -99,15 +107,16 @@ export class AimdController {
   readonly #waiters: { resolve: () => void; reject: (error: unknown) => void; signal: AbortSignal | undefined; onAbort: () => void }[] = [];
   readonly #defaultPauseMs: number;
   readonly #onEvent: (event: RateEvent) => void;
-  readonly #stats: Omit<RateStats, "limit" | "pacePerSecond">;
+  readonly #stats: Omit<RateStats, "limit" | "pace">;
   readonly #signal: AbortSignal | undefined;
-  /** The learned rate (requests per second), the pace's ceiling; undefined until the first 429 taught one. */
+  /** The learned quota (attempts per `#windowMs`), the pace's ceiling; undefined until the first 429 taught one. */
   #learned: number | undefined;
   #firstLearned = 0;
-  /** The pace now (requests per second), at most `#learned`. */
-  #pace = 0;
-  /** When the next attempt may start (epoch ms), spacing attempts by 1/pace. */
-  #nextSlot = 0;
+  #windowMs = 0;
+  /** The quota now, at most `#learned` (a fraction while climbing back; at least one attempt is let through). */
+  #quota = 0;
+  /** Start times (epoch ms) of the latest attempts, oldest first: at most the learned quota of them are kept. */
+  readonly #starts: number[] = [];
   /** Since when answers count toward learning: the start of the run or the end of the last pause. */
   #epochStart = Number.NEGATIVE_INFINITY;
   /** The first attempt started in this epoch. */
@@ -138,13 +147,21 @@ export class AimdController {
     return this.#pausedUntil;
   }
 
-  /** The pace now in requests per second; undefined while none was learned. */
-  get pace(): number | undefined {
-    return this.#learned === undefined ? undefined : this.#pace;
+  /** The pace now: at most `requests` attempts in any `windowMs`; undefined while none was learned. */
+  get pace(): { requests: number; windowMs: number } | undefined {
+    return this.#learned === undefined ? undefined : { requests: this.#allowed(), windowMs: this.#windowMs };
   }
 
   stats(): RateStats {
-    return { ...this.#stats, limit: this.#limit, pacePerSecond: this.#learned === undefined ? null : Math.round(this.#learned * 10) / 10 };
+    return {
+      ...this.#stats,
+      limit: this.#limit,
+      pace: this.#learned === undefined ? null : { requests: Math.max(1, Math.floor(this.#learned)), windowMs: Math.round(this.#windowMs) },
+    };
+  }
+
+  #allowed(): number {
+    return Math.max(1, Math.floor(this.#quota));
   }
 
   /**
@@ -155,14 +172,17 @@ export class AimdController {
   readonly onRequest = async (): Promise<void> => {
     for (;;) {
       const now = Date.now();
+      const starts = this.#starts;
       const paced = this.#learned !== undefined;
-      const at = Math.max(this.#pausedUntil, paced ? this.#nextSlot : 0);
+      // Before a pace, the window is not known yet: the starts are kept (up to MAX_LOG) for when it is.
+      while (paced && starts.length > 0 && starts[0]! <= now - this.#windowMs) starts.shift();
+      // The attempt that would be one too many in the window waits for the oldest to leave it.
+      const full = paced && starts.length >= this.#allowed();
+      const at = Math.max(this.#pausedUntil, full ? starts[starts.length - this.#allowed()]! + this.#windowMs : 0);
       if (at <= now || this.#signal?.aborted) {
-        if (paced) {
-          const interval = 1000 / this.#pace;
-          // Keeps the schedule when a timer fired late (a loaded machine), without saving up turns while idle.
-          this.#nextSlot = (now - this.#nextSlot < interval ? this.#nextSlot : now) + interval;
-        }
+        starts.push(now);
+        // Only the latest attempts can matter to a quota no larger than the learned one (before any, a bound on memory).
+        if (starts.length > (this.#learned ?? MAX_LOG)) starts.shift();
         this.#epochFirst ??= now;
         return;
       }
@@ -176,8 +196,8 @@ export class AimdController {
     const now = Date.now();
     if (now - event.durationMs < this.#epochStart) return;
     this.#admitted++;
-    if (this.#learned !== undefined && this.#pace < this.#learned && now >= this.#pausedUntil) {
-      this.#pace = Math.min(this.#learned, this.#pace + this.#learned * (PACE_DECREASE / PACE_CLIMB_STEPS));
+    if (this.#learned !== undefined && this.#quota < this.#learned && now >= this.#pausedUntil) {
+      this.#quota = Math.min(this.#learned, this.#quota + this.#learned * (PACE_DECREASE / PACE_CLIMB_STEPS));
     }
   };
 
@@ -212,7 +232,7 @@ export class AimdController {
     this.#admitted = 0;
     this.#pauseUntil(until);
     this.#onEvent({ kind: "pause", pauseMs: until - now, limit: this.#limit, previousLimit });
-    if (learned) this.#onEvent({ kind: "pace", perSecond: Math.round(this.#pace * 10) / 10 });
+    if (learned) this.#onEvent({ kind: "pace", requests: this.#allowed(), windowMs: Math.round(this.#windowMs) });
   }
 
   /** A new pause at `now` for `pauseMs`: learns the pace (the first time) or lowers it. Whether it learned one. */
@@ -220,13 +240,17 @@ export class AimdController {
     if (this.#learned === undefined) {
       // Nothing admitted (the quota was spent before this run, or a fault): nothing to learn from yet.
       if (this.#admitted === 0 || this.#epochFirst === undefined) return false;
-      const windowMs = Math.max(pauseMs, now - this.#epochFirst, 1);
-      this.#learned = this.#firstLearned = (PACE_SAFETY * this.#admitted * 1000) / windowMs;
-      this.#pace = this.#learned;
+      const retryMs = Math.max(pauseMs, 1);
+      const spanMs = now - this.#epochFirst;
+      this.#learned = this.#firstLearned = Math.max(1, Math.floor(this.#admitted * Math.min(1, retryMs / Math.max(spanMs, 1))));
+      this.#windowMs = retryMs * WINDOW_MARGIN;
+      this.#quota = this.#learned;
+      // The older starts cannot count against a quota this size.
+      this.#starts.splice(0, Math.max(0, this.#starts.length - this.#learned));
       return true;
     }
-    if (this.#pace >= this.#learned) this.#learned = Math.max(this.#firstLearned * PACE_FLOOR, this.#learned * CEILING_DECREASE);
-    this.#pace = Math.min(this.#learned, this.#pace) * PACE_DECREASE;
+    if (this.#quota >= this.#learned) this.#learned = Math.max(this.#firstLearned * PACE_FLOOR, this.#learned * CEILING_DECREASE);
+    this.#quota = Math.min(this.#learned, this.#quota) * PACE_DECREASE;
     return false;
   }
 
