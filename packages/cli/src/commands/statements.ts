@@ -81,7 +81,7 @@ and recorded in DIR/manifest.jsonl (accountId, statementId, statementDate, file,
 bytes, sha256); a rerun skips what the manifest holds (the file still there with
 its size) and removes .part files a killed run left. A 429 pauses every worker
 for its Retry-After and halves the concurrency, which climbs back one step at a time;
-from then on requests are paced at the rate the provider admitted before the 429.
+from then on no more requests start per Retry-After than the provider admitted before it.
 Shard of an account: the first 8 bytes of SHA-256(account id) as an unsigned
 big-endian integer, modulo N, plus one.
 Exit codes: 0 every statement saved or already there (an account without any
