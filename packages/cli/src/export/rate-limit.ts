@@ -84,7 +84,7 @@ const MAX_LOG = 10_000;
  * - Learned from the epoch that ended in the 429 (since the run, or the last
  *   pause, began): N answers the provider admitted (not 429) to attempts
  *   started in it, over T since the first of them, and R the 429's
- *   `Retry-After`. A burst quicker than R filled the quota, which frees again
+ *   `Retry-After` (a 429 without one teaches nothing). A burst quicker than R filled the quota, which frees again
  *   within R: Q = N per W = R. A slower one shows what was admitted: N per
  *   T, so Q = N·R/T per R. W is stretched by `WINDOW_MARGIN` for jitter.
  *   (`Retry-After` is rounded up to whole seconds, so R overstates the wait:
@@ -203,17 +203,17 @@ export class AimdController {
 
   /** The `onRetry` hook: a 429 the client is about to retry. */
   readonly onRetry = (event: RetryEvent): void => {
-    if (event.error instanceof FdxRateLimitError) this.rateLimited(event.error.retryAfterMs ?? event.delayMs);
+    if (event.error instanceof FdxRateLimitError) this.rateLimited(event.error.retryAfterMs, event.delayMs);
   };
 
   /**
    * A 429: pauses everyone for `retryAfterMs` and halves the limit, unless a
    * pause is already under way (then at most lengthens it).
    */
-  rateLimited(retryAfterMs: number | undefined): void {
+  rateLimited(retryAfterMs: number | undefined, backoffMs?: number): void {
     this.#stats.rateLimited++;
     const now = Date.now();
-    const until = now + Math.max(0, retryAfterMs ?? this.#defaultPauseMs);
+    const until = now + Math.max(0, retryAfterMs ?? backoffMs ?? this.#defaultPauseMs);
     if (now < this.#pausedUntil) {
       if (until > this.#pausedUntil) {
         this.#epochStart = until;
@@ -226,7 +226,7 @@ export class AimdController {
     this.#stats.minLimit = Math.min(this.#stats.minLimit, this.#limit);
     this.#stats.pauses++;
     this.#successes = 0;
-    const learned = this.#learn(now, until - now);
+    const learned = this.#learn(now, retryAfterMs);
     this.#epochStart = until;
     this.#epochFirst = undefined;
     this.#admitted = 0;
@@ -235,12 +235,13 @@ export class AimdController {
     if (learned) this.#onEvent({ kind: "pace", requests: this.#allowed(), windowMs: Math.round(this.#windowMs) });
   }
 
-  /** A new pause at `now` for `pauseMs`: learns the pace (the first time) or lowers it. Whether it learned one. */
-  #learn(now: number, pauseMs: number): boolean {
+  /** A new pause at `now`: learns the pace (the first time) or lowers it. Whether it learned one. */
+  #learn(now: number, retryAfterMs: number | undefined): boolean {
     if (this.#learned === undefined) {
-      // Nothing admitted (the quota was spent before this run, or a fault): nothing to learn from yet.
-      if (this.#admitted === 0 || this.#epochFirst === undefined) return false;
-      const retryMs = Math.max(pauseMs, 1);
+      // Nothing admitted (the quota was spent before this run, or a fault), or no Retry-After (a backoff delay
+      // says nothing of the provider's window): nothing to learn from yet.
+      if (this.#admitted === 0 || this.#epochFirst === undefined || retryAfterMs === undefined) return false;
+      const retryMs = Math.max(retryAfterMs, 1);
       const spanMs = now - this.#epochFirst;
       this.#learned = this.#firstLearned = Math.max(1, Math.floor(this.#admitted * Math.min(1, retryMs / Math.max(spanMs, 1))));
       this.#windowMs = retryMs * WINDOW_MARGIN;

@@ -114,10 +114,13 @@ describe("AimdController", () => {
     rate.close();
   });
 
-  it("a 429 without Retry-After pauses for the client's backoff delay; other retried errors change nothing", async () => {
+  it("a 429 without Retry-After pauses for the client's backoff delay, and teaches no pace; other retried errors change nothing", async () => {
     const rate = new AimdController({ max: 4 });
+    for (let i = 0; i < 5; i++) await admitted(rate);
     rate.onRetry({ ...retry429(undefined, 700) });
     expect(rate.pausedUntil).toBe(Date.now() + 700);
+    // A backoff delay says nothing of the provider's window.
+    expect(rate.pace).toBeUndefined();
     await vi.advanceTimersByTimeAsync(700);
     rate.onRetry({ ...retry429(undefined), error: new FdxMaintenanceError({ ...init(503), code: "503" }) });
     rate.onRetry({ ...retry429(undefined), error: new Error("connection reset") });
