@@ -172,6 +172,8 @@ export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimi
           rateLimited: median(cliRuns.map((r) => r.rateLimit.rateLimited)),
           pauses: median(cliRuns.map((r) => r.rateLimit.pauses)),
           minConcurrency: Math.min(...cliRuns.map((r) => r.rateLimit.minLimit)),
+          // The pace the export learned from its first 429 (at most `requests` in any `windowMs`), in the first run, when it needed one.
+          pace: cliRuns[0].rateLimit.pace ?? null,
         },
         {
           name: "the same export without a rate limit (the machine's own pace, for context)",
@@ -200,7 +202,7 @@ export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimi
         },
       ],
       perRun: {
-        cli: cliRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed, rateLimited: r.rateLimit.rateLimited, pauses: r.rateLimit.pauses })),
+        cli: cliRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed, rateLimited: r.rateLimit.rateLimited, pauses: r.rateLimit.pauses, pace: r.rateLimit.pace ?? null })),
         unlimited: freeRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed })),
         baseline: baseRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed, rateLimited: r.rateLimited })),
       },

@@ -540,4 +540,37 @@ describe("statements export: rate limits", () => {
       await limited.close();
     }
   });
+
+  it("after the first 429 it paces its requests at the quota learned: the limit is met once or twice in the whole run, not once a window", async () => {
+    // 10 requests a second: the two accounts' 47 downloads and 4 list pages take at least five windows.
+    const limited = await startMockServer({ port: 0, token: TOKEN, rateLimit: { limit: 10, windowMs: 1000 } });
+    const range = ["--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--from", "2024-11-01", "--to", "2026-10-31"];
+    const free = await mkdtemp(join(tmpdir(), "fdxkit-cli-export-free-"));
+    try {
+      const result = await runCli(["statements", "export", ...range, "--out", dir, ...mockFlags(limited), "--json"]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout);
+      expect(summary.failed).toEqual([]);
+      expect(summary.downloaded).toBe(47);
+      // Without the pace each window's burst meets the limit again (at least four pauses here); with it, the first
+      // window's burst does (at most the four requests in flight), and a late timer on a loaded machine may once more.
+      expect(summary.rateLimit.pauses).toBeGreaterThanOrEqual(1);
+      expect(summary.rateLimit.pauses).toBeLessThanOrEqual(2);
+      expect(summary.rateLimit.rateLimited).toBeLessThanOrEqual(8);
+      expect(result.stderr).toMatch(/Rate limited: every worker pauses 1(\.0)? s; concurrency 4 -> 2\nPacing requests: at most \d+ per 1050 ms \(learned from the answers before the 429\)/);
+      // The pace keeps within the provider's 10 a second.
+      expect(summary.rateLimit.pace.requests).toBeGreaterThan(0);
+      expect(summary.rateLimit.pace.requests).toBeLessThanOrEqual(10);
+      expect(summary.rateLimit.pace.windowMs).toBe(1050);
+      // The same files, byte for byte, as an export that met no limit.
+      const entries = await expectManifestMatchesFiles(dir);
+      const unlimited = await runCli(["statements", "export", ...range, "--out", free, ...mockFlags(mock), "--json"]);
+      expect(unlimited.code, unlimited.stderr).toBe(0);
+      const digests = (list: Entry[]) => list.map((e) => `${e.file} ${e.sha256}`).sort();
+      expect(digests(entries)).toEqual(digests(await manifest(free)));
+    } finally {
+      await limited.close();
+      await rm(free, { recursive: true, force: true });
+    }
+  });
 });

@@ -80,7 +80,8 @@ Long ranges are read in windows of at most one year. Each statement is saved onc
 and recorded in DIR/manifest.jsonl (accountId, statementId, statementDate, file,
 bytes, sha256); a rerun skips what the manifest holds (the file still there with
 its size) and removes .part files a killed run left. A 429 pauses every worker
-for its Retry-After and halves the concurrency, which climbs back one step at a time.
+for its Retry-After and halves the concurrency, which climbs back one step at a time;
+from then on no more requests start per Retry-After than the provider admitted before it.
 Shard of an account: the first 8 bytes of SHA-256(account id) as an unsigned
 big-endian integer, modulo N, plus one.
 Exit codes: 0 every statement saved or already there (an account without any
@@ -107,22 +108,26 @@ account whose list failed gives that error's code (4 for an unknown account).`,
 
       const stderr = process.stderr;
       const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
-      const rate = new AimdController({
-        max: concurrency,
-        onEvent: (event) =>
-          progress.note(
-            event.kind === "pause"
-              ? `Rate limited: every worker pauses ${formatDuration(event.pauseMs)}; concurrency ${event.previousLimit} -> ${event.limit}`
-              : `Concurrency back up to ${event.limit}`,
-          ),
-      });
-      // The client retries the 429s itself; its hook tells every worker about them.
-      const client = ctx.client({ onRetry: rate.onRetry });
       if (shard) progress.note(`Shard ${shard.index}/${shard.count}: ${accounts.length} of ${all.length} account(s).`);
 
       // Ctrl-C: cancel the requests in flight (their temporary files are removed), then summarise.
       const controller = new AbortController();
       let signalCode: ExitCode | undefined;
+      const rate = new AimdController({
+        max: concurrency,
+        signal: controller.signal,
+        onEvent: (event) =>
+          progress.note(
+            event.kind === "pause"
+              ? `Rate limited: every worker pauses ${formatDuration(event.pauseMs)}; concurrency ${event.previousLimit} -> ${event.limit}`
+              : event.kind === "pace"
+                ? `Pacing requests: at most ${event.requests} per ${event.windowMs} ms (learned from the answers before the 429)`
+                : `Concurrency back up to ${event.limit}`,
+          ),
+      });
+      // The client retries the 429s itself; its hooks tell the controller about them (onRetry), what the
+      // provider admitted (onResponse), and let it hold every attempt for the pause and the pace (onRequest).
+      const client = ctx.client({ onRequest: rate.onRequest, onResponse: rate.onResponse, onRetry: rate.onRetry });
       const onSignal = (name: NodeJS.Signals) => {
         if (controller.signal.aborted) {
           // A second Ctrl-C: stop now (restoring the cursor the bar hid).
@@ -193,7 +198,7 @@ export function summaryText(s: ExportSummary, shard: string | null = null): stri
     ...(s.noStatements.length ? [`  no statements    ${s.noStatements.length} account(s) (FDX code 1108)`] : []),
     `  failed           ${s.failed.length}`,
     ...(s.listFailed.length ? [`  list failed      ${s.listFailed.length} account(s)`] : []),
-    ...(r.rateLimited ? [`  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}`] : []),
+    ...(r.rateLimited ? [`  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}${r.pace !== null ? `, paced at ${r.pace.requests} per ${r.pace.windowMs} ms` : ""}`] : []),
     ...(s.removedPartFiles ? [`  .part removed    ${s.removedPartFiles}`] : []),
     `  time             ${formatDuration(s.elapsedMs)}`,
   ];
