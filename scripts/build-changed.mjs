@@ -112,7 +112,9 @@ export function buildChanged(names, { quiet = false } = {}) {
       shell: pnpm.length === 1 && process.platform === "win32",
     });
     if (result.status !== 0) {
-      console.error(`build: @fdxkit/${name} failed`);
+      // Run outside pnpm (node scripts/build-changed.mjs) without pnpm on PATH, the spawn itself fails: say so.
+      const why = result.error?.code === "ENOENT" ? ": pnpm is not on PATH (run it through `npx -y pnpm@10 …`)" : result.error ? `: ${result.error.message}` : "";
+      console.error(`build: @fdxkit/${name} failed${why}`);
       return false;
     }
     built.push(name);
