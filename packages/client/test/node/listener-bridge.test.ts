@@ -2,34 +2,14 @@
 // node:http server on 127.0.0.1: the request-target forms of RFC 9112 (origin,
 // absolute, asterisk), a fixed origin, connection headers, methods Fetch cannot
 // carry, a Response.error(), and closing a connection whose body was not read.
-import http from "node:http";
-import net, { type AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import net from "node:net";
+import { describe, expect, it } from "vitest";
 import { FdxValidationError } from "../../src/core/errors/index.js";
-import { toNodeListener, type NodeListenerOptions } from "../../src/node/index.js";
+import { toNodeListener } from "../../src/node/index.js";
+import { type FetchHandler, useListenerServers } from "../support/listener.js";
 
-type FetchHandler = Parameters<typeof toNodeListener>[0];
+const serve = useListenerServers();
 
-const servers: http.Server[] = [];
-
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
-
-async function serve(handler: FetchHandler, options?: NodeListenerOptions) {
-  const server = http.createServer(toNodeListener(handler, options));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
-}
 
 interface RawOutcome {
   /** Everything the server sent. */

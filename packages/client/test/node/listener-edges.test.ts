@@ -1,33 +1,12 @@
 // toNodeListener at the edges of HTTP: requests without or with a malformed
 // Host, clients that go away mid-request or mid-response, response bodies that
 // fail half way, and the status text.
-import http from "node:http";
-import net, { type AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { toNodeListener } from "../../src/node/index.js";
+import net from "node:net";
+import { describe, expect, it } from "vitest";
+import { useListenerServers } from "../support/listener.js";
 
-type FetchHandler = Parameters<typeof toNodeListener>[0];
+const serve = useListenerServers();
 
-const servers: http.Server[] = [];
-
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
-
-async function serve(handler: FetchHandler) {
-  const server = http.createServer(toNodeListener(handler));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
-}
 
 /** Sends raw bytes on a new connection; resolves with everything the server sent until it closed. */
 function raw(port: number, text: string): Promise<string> {
