@@ -23,6 +23,13 @@ export function checkTargets(results) {
   const sdkCall = results.overhead?.contenders.find((c) => c.name === "fdxkit consents.get");
   if (sdkCall) {
     t.push({ target: "per-call overhead (consents.get, median)", limit: `≤ ${x(TARGETS.overheadRatio)} raw fetch`, measured: x(sdkCall.medianRatio), met: sdkCall.medianRatio <= TARGETS.overheadRatio });
+    // Not the issue's target: what the SDK costs beyond the timeout signal every call of it carries.
+    t.push({
+      target: "per-call overhead beyond the timeout signal (consents.get vs raw fetch with the same signal)",
+      limit: `≤ ${x(TARGETS.overheadRatio)}`,
+      measured: x(sdkCall.vsTimeoutSignal),
+      met: sdkCall.vsTimeoutSignal <= TARGETS.overheadRatio,
+    });
   }
   if (results.pagination) {
     const r = results.pagination.ratio;
@@ -83,10 +90,27 @@ export function toMarkdown(results) {
     out.push(
       `One \`GET /consents/v1/{id}\` with its JSON body parsed, against a keep-alive \`node:http\` server in a separate process; the same URL, headers (\`Authorization\`, \`Accept\`) and body for all. ` +
         `Calls one at a time, ${o.warmup} warm-up calls each, then ${o.rounds} interleaved rounds of ${o.callsPerRound} calls per contender (${o.calls} timed calls each). ` +
-        "Every SDK call has a timeout, so it hands fetch an `AbortSignal`; the row with a timeout signal shows what that alone costs a raw-fetch user (undici follows each signal with a listener and a finalizer).",
+        "*vs raw fetch* is the median of the per-round ratios (each round's median against raw fetch's in the same round), which keeps the machine's drift out of the ratio; *pooled* divides the medians of all calls. " +
+        "Every SDK call has a timeout, so it hands fetch an `AbortSignal`; the row with a timeout signal shows what that alone costs a raw-fetch user (undici follows each signal with a listener and a finalizer), and *vs same signal* compares with that row. " +
+        "*CPU* is the client process's CPU time per call (user + system, median of the rounds): on loopback the server sleeps between calls, so each microsecond of client work shows as about two of latency (the write that wakes the server counts as the client's system time). " +
+        `*${o.concurrency} at a time* runs the same calls with ${o.concurrency} in flight, so the server never sleeps: throughput, and time per call against raw fetch's (paired per round).`,
       "",
     );
-    out.push(table(["client", "median", "p99", "median vs raw fetch", "p99 vs raw fetch"], o.contenders.map((c) => [c.sdk ? `**${c.name}**` : c.name, `${c.medianUs} µs`, `${c.p99Us} µs`, x(c.medianRatio), x(c.p99Ratio)])));
+    out.push(
+      table(["client", "median", "p99", "vs raw fetch", "pooled", "vs same signal", "p99 vs raw fetch", "CPU per call", "CPU vs raw fetch", `${o.concurrency} at a time`, `${o.concurrency} at a time vs raw fetch`], o.contenders.map((c) => [
+        c.sdk ? `**${c.name}**` : c.name,
+        `${c.medianUs} µs`,
+        `${c.p99Us} µs`,
+        x(c.medianRatio),
+        x(c.pooledMedianRatio),
+        x(c.vsTimeoutSignal),
+        x(c.p99Ratio),
+        `${c.cpuUs} µs`,
+        x(c.cpuRatio),
+        `${c.concurrentRps.toLocaleString("en-US")}/s`,
+        x(c.concurrentRatio),
+      ])),
+    );
   }
   if (results.pagination) {
     const p = results.pagination;
@@ -183,7 +207,7 @@ export function printSummary(results) {
   console.table(Object.fromEntries(results.targets.map((t) => [t.target, { limit: t.limit, measured: t.measured, met: t.met ? "✔" : "✘" }])));
   if (results.overhead) {
     console.log("Per-call overhead");
-    console.table(Object.fromEntries(results.overhead.contenders.map((c) => [c.name, { median: `${c.medianUs} µs`, p99: `${c.p99Us} µs`, "median ×": c.medianRatio, "p99 ×": c.p99Ratio }])));
+    console.table(Object.fromEntries(results.overhead.contenders.map((c) => [c.name, { median: `${c.medianUs} µs`, p99: `${c.p99Us} µs`, "median ×": c.medianRatio, "vs same signal ×": c.vsTimeoutSignal, "p99 ×": c.p99Ratio, "CPU ×": c.cpuRatio, [`×${results.overhead.concurrency} ×`]: c.concurrentRatio }])));
   }
   if (results.pagination) {
     const p = results.pagination;

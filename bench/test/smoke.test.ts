@@ -29,10 +29,12 @@ describe("bench harness, smoke mode", () => {
     const names = results.overhead.contenders.map((c: { name: string }) => c.name);
     expect(names).toEqual(expect.arrayContaining(["raw fetch + res.json()", "raw fetch + res.json(), with a 30 s timeout signal", "undici.request (lower bound)", "openapi-fetch", "axios", "ky", "fdxkit consents.get", "fdxkit consents.get, validateResponses"]));
     for (const c of results.overhead.contenders) {
-      expect(c).toMatchObject({ medianUs: positive, p99Us: positive, medianRatio: positive, p99Ratio: positive });
+      expect(c).toMatchObject({ medianUs: positive, p99Us: positive, medianRatio: positive, pooledMedianRatio: positive, vsTimeoutSignal: positive, p99Ratio: positive, cpuUs: positive, cpuRatio: positive, concurrentRps: positive, concurrentRatio: positive });
       expect(c.p99Us).toBeGreaterThanOrEqual(c.medianUs);
     }
-    expect(results.overhead.contenders.find((c: { baseline: boolean }) => c.baseline).medianRatio).toBe(1);
+    const baseline = results.overhead.contenders.find((c: { baseline: boolean }) => c.baseline);
+    expect(baseline).toMatchObject({ medianRatio: 1, pooledMedianRatio: 1, cpuRatio: 1, concurrentRatio: 1 });
+    expect(results.overhead.contenders.find((c: { name: string }) => c.name.includes("timeout signal")).vsTimeoutSignal).toBe(1);
 
     expect(results.pagination).toMatchObject({ handLoopMs: positive, sdkMs: positive, ratio: positive });
     expect(results.pagination.statements).toBe(results.pagination.pages * results.pagination.perPage);
