@@ -89,6 +89,42 @@ describe("interaction ids", () => {
     const bad = await rejectionOf(c.consents.get("c-1", { interactionId: "i-bad" }));
     expect(bad).toBeInstanceOf(FdxResponseError);
     expect((bad as FdxResponseError).interactionId).toBe("i-bad");
+    expect((bad as FdxResponseError).issues).toEqual([{ path: "", message: expect.stringMatching(/^response body is not valid JSON \(.+\)$/) }]);
+  });
+
+  it("so do errors met while reading a 2xx body, each with its own message and issues", async () => {
+    server = await startHttp((req, res) => {
+      const route = req.url?.split("/").pop();
+      if (route === "empty") return res.writeHead(200, { "content-type": "application/json" }).end();
+      if (route === "big") return res.writeHead(200, { "content-type": "application/json" }).end(`"${"x".repeat(64)}"`);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"id":');
+      // "stall" sends nothing more; "cut" drops the connection mid-body.
+      if (route === "cut") setTimeout(() => req.socket.destroy(), 20);
+    });
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0, timeoutMs: 300, maxResponseBytes: 32 });
+    const url = (id: string) => `${server!.url}/consents/v1/${id}`;
+
+    const stall = (await rejectionOf(c.consents.get("stall", { interactionId: "i-stall" }))) as FdxTimeoutError;
+    expect(stall).toBeInstanceOf(FdxTimeoutError);
+    expect(stall.message).toBe(`GET ${url("stall")} timed out after 300 ms while reading the response`);
+    expect(stall.interactionId).toBe("i-stall");
+
+    const cut = (await rejectionOf(c.consents.get("cut", { interactionId: "i-cut" }))) as FdxConnectionError;
+    expect(cut).toBeInstanceOf(FdxConnectionError);
+    expect(cut).not.toBeInstanceOf(FdxTimeoutError);
+    expect(cut.message.startsWith(`GET ${url("cut")} failed while reading the response: `)).toBe(true);
+    expect(cut.interactionId).toBe("i-cut");
+    expect(cut.cause).toBeDefined();
+
+    const empty = (await rejectionOf(c.consents.get("empty", { interactionId: "i-empty" }))) as FdxResponseError;
+    expect(empty).toBeInstanceOf(FdxResponseError);
+    expect(empty.issues).toEqual([{ path: "", message: "response body is empty" }]);
+    expect(empty.interactionId).toBe("i-empty");
+
+    const big = (await rejectionOf(c.consents.get("big", { interactionId: "i-big" }))) as FdxResponseError;
+    expect(big.issues).toEqual([{ path: "", message: "response body is larger than maxResponseBytes (32 bytes)" }]);
+    expect(big.interactionId).toBe("i-big");
   });
 });
 

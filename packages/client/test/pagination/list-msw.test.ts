@@ -144,7 +144,7 @@ describe("prefetch", () => {
   });
 
   it("rejects prefetch values other than 0 and 1", () => {
-    expect(() => client.statements.list(PA, { prefetch: 2 as 1 })).toThrow(/prefetch/);
+    expect(() => client.statements.list(PA, { prefetch: 2 as 1 })).toThrow(expect.objectContaining({ issues: [{ path: "prefetch", message: "must be 0 or 1" }] }));
   });
 });
 

@@ -12,9 +12,10 @@ const sub = { subscriptionId: "s-1", category: "CONSENT", type: "CONSENT_REVOKED
 describe("validateResponses: true", () => {
   it("throws FdxResponseError naming each field that breaks the schema", async () => {
     on("get", SUB_URL, () => HttpResponse.json({ category: "CONSENT", type: 7, callbackUrl: "https://me.test/h" }));
-    const error = (await rejectionOf(strict.subscriptions.get("s-1"))) as FdxResponseError;
+    const error = (await rejectionOf(strict.subscriptions.get("s-1", { interactionId: "i-schema" }))) as FdxResponseError;
     expect(error).toBeInstanceOf(FdxResponseError);
     expect(error.status).toBe(200);
+    expect(error.interactionId).toBe("i-schema");
     expect(error.issues.map((i) => i.path).sort()).toEqual(["subscriptionId", "type"]);
   });
 

@@ -286,6 +286,7 @@ describe("createWebhookHandler, called directly", () => {
       [{ onNotification: () => {}, maxBodyBytes: Number.NaN }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be a non-negative integer"],
       [{ onNotification: () => {}, onError: 1 }, "onError", "Invalid input: onError: must be a function"],
       [undefined, "", "Invalid input: options must be an object with onNotification"],
+      [null, "", "Invalid input: options must be an object with onNotification"],
     ];
     for (const [options, path, message] of cases) {
       let thrown: unknown;
@@ -364,3 +365,45 @@ describe("createWebhookHandler, in a runtime whose Request has no body stream (F
   });
 });
 
+
+describe("createWebhookHandler's answers, as the sender sees them", () => {
+  const answer = async (response: Response) => ({ status: response.status, body: await response.json(), cache: response.headers.get("cache-control") });
+
+  it("names what was wrong in each refusal's JSON body, and never the issues", async () => {
+    const { handler } = setup();
+    expect(await answer(await handler(post({ headers: { "content-type": "text/plain" } })))).toEqual({
+      status: 415,
+      body: { error: "content type must be application/json" },
+      cache: "no-store",
+    });
+    expect(await answer(await handler(post({ body: "{" })))).toEqual({ status: 400, body: { error: "invalid notification" }, cache: "no-store" });
+    const failing = new ReadableStream({
+      pull(controller) {
+        controller.error(new Error("sender went away"));
+      },
+    });
+    expect(await answer(await handler(post({ body: failing, duplex: "half" })))).toEqual({
+      status: 400,
+      body: { error: "body could not be read" },
+      cache: "no-store",
+    });
+  });
+
+  it.each(["/json", "application/", "/"])("refuses the content type %s", async (type) => {
+    const { handler } = setup();
+    expect((await handler(post({ headers: { "content-type": type } }))).status).toBe(415);
+  });
+
+  it("takes maxBodyBytes 0: only an empty body fits, and that is not a notification", async () => {
+    const { handler } = setup(undefined, 0);
+    expect((await handler(post())).status).toBe(413);
+    expect(await answer(await handler(post({ body: "" })))).toEqual({ status: 400, body: { error: "invalid notification" }, cache: "no-store" });
+  });
+
+  it("answers 500 when onNotification throws and there is no onError", async () => {
+    const { handler } = setup(() => {
+      throw new Error("database down");
+    });
+    expect(await answer(await handler(post()))).toEqual({ status: 500, body: { error: "notification not processed" }, cache: "no-store" });
+  });
+});
