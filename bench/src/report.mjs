@@ -189,8 +189,8 @@ export function toMarkdown(results) {
     out.push("", "## Webhook receive throughput, per runtime", "");
     out.push(
       `\`createWebhookHandler\` served by each runtime's own server (\`Bun.serve\`, \`Deno.serve\`, a Worker's \`fetch\` in workerd through miniflare and in edge-runtime; in Node, \`node:http\` with \`toNodeListener\`) against a bare handler that only does \`await request.json()\`, ` +
-        `both on the same server in the same process. A keep-alive undici pool posts a ${w.payloadBytes}-byte consent notification, ${w.concurrency} in flight; ${w.rounds} interleaved rounds of ${w.requestsPerRound} requests per handler, median. ` +
-        "The handler does more than parse: it checks the content type, counts the body against `maxBodyBytes` as it streams, and validates the notification with zod (a copy without prototype-polluting keys)." +
+        `both on the same server in the same process. A keep-alive undici pool posts a ${w.payloadBytes}-byte consent notification, ${w.concurrency} in flight; after ${w.warmupMs / 1000} s of warm-up per handler, ${w.rounds} interleaved rounds of ${w.roundMs} ms per handler, median. ` +
+        "The handler does more than parse: it checks the content type, reads the body under `maxBodyBytes`, copies it without prototype-polluting keys and validates it as a notification." +
         (meta.webhooksMeasured ? ` Measured in a run of its own on ${meta.webhooksMeasured.date} (load average ${meta.webhooksMeasured.loadAverageAtStart?.[0] ?? "?"} at the start).` : ""),
       "",
     );

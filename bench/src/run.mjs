@@ -37,7 +37,7 @@ export const SIZES = {
     importTime: { runs: 7 },
     export: { runs: 3, accounts: 3, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20 },
     // Many short rounds, interleaved: on a shared machine a load spike then hits a few rounds of both, not one contender.
-    webhooks: { warmup: 500, rounds: 16, requestsPerRound: 300, concurrency: 8 },
+    webhooks: { warmupMs: 2000, rounds: 16, roundMs: 400, concurrency: 8 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -47,7 +47,7 @@ export const SIZES = {
     importTime: { runs: 1 },
     export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20, warmUp: false },
     // Node only: a smoke run installs no runtime.
-    webhooks: { warmup: 5, rounds: 2, requestsPerRound: 10, concurrency: 2, runtimes: ["node"] },
+    webhooks: { warmupMs: 50, rounds: 2, roundMs: 50, concurrency: 2, runtimes: ["node"] },
   },
 };
 
