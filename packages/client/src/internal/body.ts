@@ -12,23 +12,35 @@ export async function readText(response: Response, limit: number, truncate = fal
   const body = response.body;
   if (!body) return "";
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       bytes += chunk.value.byteLength;
       if (bytes > limit) {
         void reader.cancel().catch(() => undefined);
-        if (truncate) return text + decoder.decode(chunk.value.subarray(0, chunk.value.byteLength - (bytes - limit)));
-        throw new BodyTooLarge();
+        if (!truncate) throw new BodyTooLarge();
+        chunks.push(chunk.value.subarray(0, chunk.value.byteLength - (bytes - limit)));
+        bytes = limit;
+        break;
       }
-      text += decoder.decode(chunk.value, { stream: true });
+      chunks.push(chunk.value);
     }
   } catch (error) {
     // Stopped by the attempt (timeout, abort) or cut off: release the connection either way.
     void reader.cancel().catch(() => undefined);
     throw error;
   }
-  return text + decoder.decode();
+  // Decoded once, at the end, with one shared decoder: most JSON answers are a
+  // single chunk, and a streaming decoder per call cost more than the copy.
+  if (chunks.length === 1) return utf8.decode(chunks[0]);
+  const all = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return utf8.decode(all);
 }
+
+const utf8 = new TextDecoder();

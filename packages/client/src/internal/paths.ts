@@ -14,8 +14,17 @@ export type ApiPath = keyof NotificationPaths | keyof ConsentPaths | keyof State
  */
 export function buildPath<P extends ApiPath>(template: P, params: PathParams<P>): string {
   const values = params as Record<string, string>;
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
+  let parts = templates.get(template);
+  if (!parts) templates.set(template, (parts = template.split(/\{(\w+)\}/)));
+  // Literal text at even indices, parameter names at odd ones.
+  let path = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) path += encodeURIComponent(values[parts[i]!]!) + parts[i + 1]!;
+  return path;
 }
+
+// Split once per template: a regex replace with a callback on every call
+// cost consents.get about 3 µs (of some 25 µs the SDK adds to a fetch).
+const templates = new Map<string, string[]>();
 
 /** A query string (with its `?`) of the defined parameters, in the order given; empty when there are none. */
 export function buildQuery(query: Record<string, string | number | undefined>): string {
