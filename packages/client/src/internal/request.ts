@@ -105,7 +105,8 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
 
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortError(signal);
-    const authorization = call.authorization ?? `Bearer ${await resolveToken(t.token, signal)}`;
+    // A string token is checked without a turn of the event loop; only a function is awaited.
+    const authorization = call.authorization ?? `Bearer ${checkToken(typeof t.token === "function" ? await callToken(t.token, signal) : t.token)}`;
     const outcome = await send(t, call, headers, authorization, { attempt, interactionId, timeoutMs, mode });
     if (!("error" in outcome)) return outcome;
     const { error, status, retryAfterMs } = outcome;
@@ -160,16 +161,16 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   return undefined;
 }
 
-async function resolveToken(token: TokenProvider | undefined, signal: AbortSignal | undefined): Promise<string> {
-  let value: unknown = token;
-  if (typeof token === "function") {
-    try {
-      // The token function is not covered by the timeout, but the caller can still give up on it.
-      value = await raceAbort(Promise.resolve(token()), signal);
-    } catch (error) {
-      throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
-    }
+async function callToken(token: () => string | Promise<string>, signal: AbortSignal | undefined): Promise<unknown> {
+  try {
+    // The token function is not covered by the timeout, but the caller can still give up on it.
+    return await raceAbort(Promise.resolve(token()), signal);
+  } catch (error) {
+    throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
   }
+}
+
+function checkToken(value: unknown): string {
   if (typeof value !== "string" || value === "") {
     throw new FdxValidationError([{ path: "token", message: "the token function must return a non-empty string" }]);
   }

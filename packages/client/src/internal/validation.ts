@@ -128,11 +128,13 @@ export function subscriptionUpdateCheck(allowInsecure: boolean): (patch: unknown
 
 /** Checks several path ids at once so one error lists them all; `maxLength` applies to each. */
 export function checkIds(ids: Record<string, unknown>, maxLength?: number): void {
-  const check = idCheck(maxLength);
-  const issues: FdxIssue[] = [];
-  for (const [path, value] of Object.entries(ids)) {
-    const message = check(value);
-    if (message) issues.push({ path, message });
+  const check = maxLength === undefined ? anyLengthId : idCheck(maxLength);
+  let issues: FdxIssue[] | undefined;
+  for (const path in ids) {
+    const message = check(ids[path]);
+    if (message) (issues ??= []).push({ path, message });
   }
-  if (issues.length) throw new FdxValidationError(issues);
+  if (issues) throw new FdxValidationError(issues);
 }
+
+const anyLengthId = idCheck();
