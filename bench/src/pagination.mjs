@@ -12,14 +12,32 @@ import { median, ratio, rotate, round } from "./stats.mjs";
 
 const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" };
 
-/** The loop a user writes without an SDK. Resolves with the number of statements seen. */
-async function handLoop(origin, perPage) {
+/**
+ * The loop a user writes without an SDK. Resolves with the number of
+ * statements seen. `timeoutMs`: each request gets a timeout signal, as each
+ * SDK request does (undici follows every signal with a listener and a
+ * finalizer, which a loop without one does not pay).
+ */
+async function handLoop(origin, perPage, timeoutMs) {
   let url = `${origin}${statementsPath}?limit=${perPage}`;
   let seen = 0;
   while (url) {
-    const res = await fetch(url, { headers });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const body = await res.json();
+    let body;
+    if (timeoutMs === undefined) {
+      const res = await fetch(url, { headers });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      body = await res.json();
+    } else {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      try {
+        const res = await fetch(url, { headers, signal: controller.signal });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        body = await res.json();
+      } finally {
+        clearTimeout(timer);
+      }
+    }
     for (const statement of body.statements ?? []) if (statement.statementId) seen++;
     const href = body.links?.next?.href;
     url = href ? new URL(href, origin).href : undefined;
@@ -68,12 +86,17 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
 
   const fast = [
     { name: "hand-written fetch loop", fn: () => handLoop(origin, perPage), expect: total },
+    { name: "hand-written fetch loop, timeout signal", fn: () => handLoop(origin, perPage, 30_000), expect: total },
     { name: "fdxkit for await", fn: () => sdkLoop(client, perPage), expect: total },
   ];
   await timeRuns(fast, 1); // warm-up
   const fastTimes = await timeRuns(fast, rounds);
-  const handMs = median(fastTimes.get(fast[0].name));
-  const sdkMs = median(fastTimes.get(fast[1].name));
+  const [hand, handSignal, sdk] = fast.map((f) => fastTimes.get(f.name));
+  const handMs = median(hand);
+  const handSignalMs = median(handSignal);
+  const sdkMs = median(sdk);
+  // Paired per round, then the median: the machine's pace drifts between rounds, not within one.
+  const perRound = (a, b) => median(a.map((v, i) => v / b[i]));
 
   const slow = [
     { name: "sequential", fn: () => slowConsumer(client, perPage, workMs, 0), expect: pages },
@@ -89,9 +112,13 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
     statements: total,
     rounds,
     handLoopMs: round(handMs),
+    handLoopSignalMs: round(handSignalMs),
     sdkMs: round(sdkMs),
-    ratio: ratio(sdkMs, handMs),
-    perPageUs: { handLoop: round((handMs / pages) * 1000), sdk: round((sdkMs / pages) * 1000) },
+    ratio: round(perRound(sdk, hand), 3),
+    pooledRatio: ratio(sdkMs, handMs),
+    signalRatio: round(perRound(handSignal, hand), 3),
+    vsTimeoutSignal: round(perRound(sdk, handSignal), 3),
+    perPageUs: { handLoop: round((handMs / pages) * 1000), handLoopSignal: round((handSignalMs / pages) * 1000), sdk: round((sdkMs / pages) * 1000) },
     slowConsumer: {
       workMsPerPage: workMs,
       rounds: slowRounds,

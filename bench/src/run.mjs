@@ -31,7 +31,7 @@ const repoRoot = path.resolve(benchDir, "..");
 export const SIZES = {
   full: {
     overhead: { warmup: 300, rounds: 100, callsPerRound: 40 },
-    pagination: { pages: 300, perPage: 50, rounds: 25, slowRounds: 3, workMs: 2 },
+    pagination: { pages: 300, perPage: 50, rounds: 40, slowRounds: 3, workMs: 2 },
     download: { bytes: 256 * 1024 * 1024, timeRuns: 7, memoryRuns: 3 },
     gzipBomb: { inflatedBytes: 1024 * 1024 * 1024 },
     importTime: { runs: 7 },
