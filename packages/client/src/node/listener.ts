@@ -28,6 +28,14 @@ export interface NodeListenerOptions {
 // Methods the Fetch `Request` constructor throws on.
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
+// Written here rather than taken from a library, and the sandbox serves
+// through it too (one bridge for both packages). @hono/node-server's
+// getRequestListener, the best kept of them, replaces the process's global
+// Request and Response unless told not to (`overrideGlobalObjects`; Next.js's
+// `instanceof Response` broke under it), which an SDK must never do to its
+// users; and either it or @remix-run/node-fetch-server would be a runtime
+// dependency of @fdxkit/client for what fits in about 200 lines here.
+
 // Fields that describe the connection to this server, not the request: the
 // body arrives de-chunked, and a handler that forwards the request with
 // `fetch` would have it refused for carrying them.
