@@ -128,6 +128,7 @@ export function subscriptionUpdateCheck(allowInsecure: boolean): (patch: unknown
 
 /** Checks several path ids at once so one error lists them all; `maxLength` applies to each. */
 export function checkIds(ids: Record<string, unknown>, maxLength?: number): void {
+  // Stryker disable next-line ConditionalExpression: idCheck(undefined) is the same check; the shared one only saves making it
   const check = maxLength === undefined ? anyLengthId : idCheck(maxLength);
   let issues: FdxIssue[] | undefined;
   for (const path in ids) {
