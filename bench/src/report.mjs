@@ -152,7 +152,7 @@ export function toMarkdown(results) {
     const d = results.download;
     out.push("", "## Download", "");
     out.push(
-      `${d.mib} MiB, each run in a fresh process (\`--expose-gc\`) that first downloads ${d.warmUpMiB} MiB the same way, in 256 KiB pieces, to warm up. Time: median of ${d.timeRuns} runs (nothing forced). Memory: median of ${d.memoryRuns} separate runs forcing a full collection every ${d.gcEveryMiB} MiB of body, ` +
+      `${d.mib} MiB, each run in a fresh process (\`--expose-gc\`) that first downloads ${d.warmUpMiB} MiB the same way, in 256 KiB pieces, to warm up. Time: ${d.timeRuns} rounds of one fresh process per path, each timing three downloads and keeping their median (nothing forced); *vs fetch* and *vs node:http* are the median of the per-round ratios. Memory: median of ${d.memoryRuns} separate runs forcing a full collection every ${d.gcEveryMiB} MiB of body, ` +
         "sampling right after it; *RSS rise* is the peak over the warmed-up process's baseline, *held* the rise of `heapUsed + external` (what live objects and buffers hold; RSS also keeps what V8 and the allocator retain for reuse). " +
         "*Cold RSS rise* is the same with a 1 MiB warm-up only: the first large download in a fresh process also pays, once, for V8 compiling undici's WebAssembly HTTP parser with its optimising tier (some 30 MiB for a moment, with `fetch` whoever calls it). " +
         "The file runs give raw fetch and `node:http` the same durability as `saveStatement`: a temporary file, flushed, then renamed.",
