@@ -25,7 +25,7 @@ import { performance } from "node:perf_hooks";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
-import { median, ratio, rotate, round } from "./stats.mjs";
+import { median, pairedRatio, rotate, round } from "./stats.mjs";
 
 const GC_EVERY_BYTES = 4 * 1024 * 1024;
 const TIMED_PER_PROCESS = 3;
@@ -203,8 +203,8 @@ export async function runDownload({ origin, bytes, timeRuns, memoryRuns }) {
     }
     const mibOf = (warmth, id, field) => round(median(memory.get(`${warmth}:${id}`).map((m) => m[field])) / MiB, 2);
     const ms = (id) => median(times.get(id));
-    // Each round runs every scenario once: ratios are taken within a round, then the median of them.
-    const paired = (id, base) => ratio(median(times.get(id).map((t, i) => t / times.get(base)[i])), 1);
+    // Each round runs every scenario once: ratios are taken within a round.
+    const paired = (id, base) => pairedRatio(times.get(id), times.get(base));
     return {
       bytes,
       mib: bytes / MiB,

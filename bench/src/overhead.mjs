@@ -10,7 +10,7 @@ import axios from "axios";
 import ky from "ky";
 import { request as undiciRequest } from "undici";
 import { CONSENT_ID, TOKEN } from "./server.mjs";
-import { median, quantile, ratio, rotate, round } from "./stats.mjs";
+import { median, pairedRatio, quantile, ratio, rotate, round } from "./stats.mjs";
 
 const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" };
 
@@ -112,11 +112,7 @@ export async function runOverhead({ origin, warmup, rounds, callsPerRound }) {
   const baseMedian = median(base);
   const baseP99 = quantile(base, 0.99);
   const baseCpu = median(roundCpu.get(baseline));
-  const pairedRatio = (name, against) => {
-    const mine = roundMedians.get(name);
-    const theirs = roundMedians.get(against);
-    return ratio(median(mine.map((m, i) => m / theirs[i])), 1);
-  };
+  const paired = (name, against) => pairedRatio(roundMedians.get(name), roundMedians.get(against));
   return {
     concurrency,
     calls: rounds * callsPerRound,
@@ -135,15 +131,15 @@ export async function runOverhead({ origin, warmup, rounds, callsPerRound }) {
         medianUs: round(med * 1000),
         p99Us: round(p99 * 1000),
         // The median of per-round ratios (paired with the baseline's round): the figure the target reads.
-        medianRatio: pairedRatio(c.name, baseline),
+        medianRatio: paired(c.name, baseline),
         pooledMedianRatio: ratio(med, baseMedian),
-        vsTimeoutSignal: pairedRatio(c.name, signalled),
+        vsTimeoutSignal: paired(c.name, signalled),
         p99Ratio: ratio(p99, baseP99),
         cpuUs: round(cpuUs),
         cpuRatio: ratio(cpuUs, baseCpu),
         // Throughput at `concurrency`, as time per call relative to raw fetch's (paired per round, like medianRatio).
         concurrentRps: round(median(roundRps.get(c.name)), 0),
-        concurrentRatio: ratio(median(roundRps.get(baseline).map((b, i) => b / roundRps.get(c.name)[i])), 1),
+        concurrentRatio: pairedRatio(roundRps.get(baseline), roundRps.get(c.name)),
       };
     }),
   };

@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@fdxkit/client";
 import { ACCOUNT_ID, PROVIDER_ID, TOKEN, statementsPath } from "./server.mjs";
-import { median, ratio, rotate, round } from "./stats.mjs";
+import { median, pairedRatio, ratio, rotate, round } from "./stats.mjs";
 
 const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" };
 
@@ -22,21 +22,15 @@ async function handLoop(origin, perPage, timeoutMs) {
   let url = `${origin}${statementsPath}?limit=${perPage}`;
   let seen = 0;
   while (url) {
+    const controller = timeoutMs === undefined ? undefined : new AbortController();
+    const timer = controller && setTimeout(() => controller.abort(), timeoutMs);
     let body;
-    if (timeoutMs === undefined) {
-      const res = await fetch(url, { headers });
+    try {
+      const res = await fetch(url, { headers, signal: controller?.signal });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       body = await res.json();
-    } else {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), timeoutMs);
-      try {
-        const res = await fetch(url, { headers, signal: controller.signal });
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        body = await res.json();
-      } finally {
-        clearTimeout(timer);
-      }
+    } finally {
+      clearTimeout(timer);
     }
     for (const statement of body.statements ?? []) if (statement.statementId) seen++;
     const href = body.links?.next?.href;
@@ -95,8 +89,6 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
   const handMs = median(hand);
   const handSignalMs = median(handSignal);
   const sdkMs = median(sdk);
-  // Paired per round, then the median: the machine's pace drifts between rounds, not within one.
-  const perRound = (a, b) => median(a.map((v, i) => v / b[i]));
 
   const slow = [
     { name: "sequential", fn: () => slowConsumer(client, perPage, workMs, 0), expect: pages },
@@ -114,10 +106,10 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
     handLoopMs: round(handMs),
     handLoopSignalMs: round(handSignalMs),
     sdkMs: round(sdkMs),
-    ratio: round(perRound(sdk, hand), 3),
+    ratio: pairedRatio(sdk, hand),
     pooledRatio: ratio(sdkMs, handMs),
-    signalRatio: round(perRound(handSignal, hand), 3),
-    vsTimeoutSignal: round(perRound(sdk, handSignal), 3),
+    signalRatio: pairedRatio(handSignal, hand),
+    vsTimeoutSignal: pairedRatio(sdk, handSignal),
     perPageUs: { handLoop: round((handMs / pages) * 1000), handLoopSignal: round((handSignalMs / pages) * 1000), sdk: round((sdkMs / pages) * 1000) },
     slowConsumer: {
       workMsPerPage: workMs,

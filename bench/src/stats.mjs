@@ -19,6 +19,13 @@ export function rotate(list, by) {
 /** A ratio rounded for reports (3 decimals). */
 export const ratio = (a, b) => Math.round((a / b) * 1000) / 1000;
 
+/**
+ * The median of per-round ratios `values[i] / baseline[i]`, rounded as
+ * `ratio`: rounds are paired with the baseline's, so the machine's drift
+ * between rounds stays out of the figure.
+ */
+export const pairedRatio = (values, baseline) => ratio(median(values.map((v, i) => v / baseline[i])), 1);
+
 export const round = (value, digits = 1) => {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
