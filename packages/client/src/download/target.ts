@@ -28,13 +28,13 @@ export type DownloadTarget = Statement | string | StatementIds;
 export function targetUrl(p: Context, target: DownloadTarget, accept: string): string {
   if (typeof target === "string") {
     if (target === "") throw new FdxValidationError([{ path: "target", message: "must be a non-empty href" }]);
-    return resolveHref(target, p.productsUrl).href;
+    return resolveHref(target, p.productsOrigin).href;
   }
   if (typeof target !== "object" || target === null) {
     throw new FdxValidationError([{ path: "target", message: "must be a Statement, an href or { providerId, accountId, statementId }" }]);
   }
   const link = downloadLink(target as Statement, accept);
-  if (link !== undefined) return resolveHref(link, p.productsUrl).href;
+  if (link !== undefined) return resolveHref(link, p.productsOrigin).href;
   if ("providerId" in target) {
     const { providerId, accountId, statementId } = target;
     checkIds({ providerId, accountId, statementId });

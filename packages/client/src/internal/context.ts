@@ -9,6 +9,8 @@ import { idCheck } from "./validation.js";
 export interface Context extends Transport {
   baseUrl: string;
   productsUrl: string;
+  /** The origin of `productsUrl`: links the server sends resolve against it, and may not leave it. */
+  productsOrigin: string;
   versions: ApiVersions;
   allowInsecureCallbackUrls: boolean;
   validateResponses: boolean;
@@ -56,6 +58,7 @@ export function createContext(options: ClientOptions): Context {
     hooks: hooks && HOOK_NAMES.some((name) => hooks[name]) ? hooks : undefined,
     baseUrl,
     productsUrl,
+    productsOrigin: new URL(productsUrl).origin,
     versions,
     allowInsecureCallbackUrls: options.allowInsecureCallbackUrls ?? false,
     validateResponses: options.validateResponses ?? false,

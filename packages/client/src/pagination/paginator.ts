@@ -109,7 +109,6 @@ async function* walk(
   const sendOptions = ahead ? { ...options, signal: anySignal(options.signal, ahead.signal) } : options;
   const path = buildPath("/statements/{version}/{providerId}/{accountId}", { version: p.versions.statements, ...request.path });
   const firstUrl = p.productsUrl + path + buildQuery(request.query);
-  const origin = new URL(p.productsUrl).origin;
 
   let load: (() => Promise<Loaded>) | undefined = () => loadPage(p, firstUrl, firstUrl, sendOptions, requested);
   let pending: Promise<Loaded> | undefined;
@@ -125,7 +124,7 @@ async function* walk(
       else if (page.nextOffset !== undefined) {
         // An FDX page object: the first request again, at the offset the provider names.
         next = p.productsUrl + path + buildQuery({ ...request.query, offset: page.nextOffset });
-        nextHref = next.slice(origin.length);
+        nextHref = next.slice(p.productsOrigin.length);
       }
       empty = page.statements.length === 0 && next !== undefined ? empty + 1 : 0;
       if (empty >= MAX_EMPTY_PAGES) {
@@ -149,7 +148,7 @@ async function* walk(
 
 /** Requests one page: `target` is an href the server sent (or the URL the paginator built), `href` what errors quote. */
 async function loadPage(p: Context, target: string, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
-  const url = resolveHref(target, p.productsUrl).href;
+  const url = resolveHref(target, p.productsOrigin).href;
   if (requested.has(url)) throw refuseLink(href, `${url} was already requested (a loop)`);
   requested.add(url);
   const { data, status, interactionId } = await request(p, { method: "GET", url, options }, "json");

@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest";
 import { FdxLinkError } from "../../src/index.js";
 import { resolveHref } from "../../src/pagination/links.js";
 
-const PRODUCTS = "https://api.test/fdx";
+// The origin of a productsUrl such as https://api.test/fdx: hrefs resolve against it, never its path.
+const ORIGIN = "https://api.test";
 const refusal = (href: string) => {
   try {
-    resolveHref(href, PRODUCTS);
+    resolveHref(href, ORIGIN);
   } catch (error) {
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe(href);
@@ -18,8 +19,10 @@ const refusal = (href: string) => {
 
 describe("resolveHref", () => {
   it("resolves a host-relative href against the products origin and drops the fragment", () => {
-    expect(resolveHref("/statements/v2/p/a?offset=2#top", PRODUCTS).href).toBe("https://api.test/statements/v2/p/a?offset=2");
-    expect(resolveHref("https://api.test/x", PRODUCTS).href).toBe("https://api.test/x");
+    expect(resolveHref("/statements/v2/p/a?offset=2#top", ORIGIN).href).toBe("https://api.test/statements/v2/p/a?offset=2");
+    expect(resolveHref("https://api.test/x", ORIGIN).href).toBe("https://api.test/x");
+    // An empty fragment too: "/x#" and "/x" are one page (the paginator's loop check compares them).
+    expect(resolveHref("/x#", ORIGIN).href).toBe("https://api.test/x");
   });
 
   it.each([
