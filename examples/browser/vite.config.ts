@@ -1,11 +1,8 @@
 import { defineConfig } from "vite";
 
 export default defineConfig({
+  // The SDK has no runtime dependencies (zod is bundled into its dist), so
+  // Vite has nothing to pre-bundle; the SDK itself (a workspace link) is
+  // served unbundled, so a rebuild of it is never served stale.
   server: { host: "127.0.0.1" },
-  optimizeDeps: {
-    // Pre-bundle the SDK's own dependencies up front: otherwise Vite finds them
-    // on the first page load and reloads the page mid-session. The SDK itself
-    // (a workspace link) stays unbundled, so a rebuild of it is never served stale.
-    include: ["@fdxkit/client > openapi-fetch", "@fdxkit/client > zod/mini"],
-  },
 });

@@ -16,8 +16,9 @@ const app = createApp({ client, blockedAccounts, onProcessed: () => processed() 
 /** @type {(port: number) => void} */
 let listening = () => {};
 const ready = new Promise((resolve) => (listening = resolve));
-// overrideGlobalObjects: false keeps Node's own Request/Response globals, which
-// the fdxkit client (and openapi-fetch) check responses against.
+// overrideGlobalObjects: false keeps Node's own Request/Response globals
+// (otherwise the server swaps in its own, and an `instanceof Response`
+// elsewhere in the process stops matching what fetch returns).
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", overrideGlobalObjects: false }, (info) => listening(info.port));
 const callbackUrl = `http://127.0.0.1:${await ready}/webhooks`;
 

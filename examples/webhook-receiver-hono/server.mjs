@@ -14,8 +14,9 @@ if (!baseUrl || !token) {
 
 const client = createClient({ baseUrl, token });
 const app = createApp({ client, blockedAccounts: new Set() });
-// overrideGlobalObjects: false keeps Node's own Request/Response globals, which
-// the fdxkit client (and openapi-fetch) check responses against.
+// overrideGlobalObjects: false keeps Node's own Request/Response globals
+// (otherwise the server swaps in its own, and an `instanceof Response`
+// elsewhere in the process stops matching what fetch returns).
 serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000), overrideGlobalObjects: false }, (info) => {
   console.log(`listening on http://localhost:${info.port}/webhooks`);
 });
