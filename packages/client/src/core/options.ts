@@ -1,7 +1,18 @@
 import type { FdxError } from "./errors/FdxError.js";
 
-/** A bearer token, or a function called before every attempt (so a refreshing provider works). */
-export type TokenProvider = string | (() => string | Promise<string>);
+/** What a token function is told when it is called (DESIGN.md §3 "Tokens"). */
+export interface TokenContext {
+  /** Undefined before an attempt; after a 401, the token the server just refused (hand back another, or the 401 is thrown). */
+  rejected: string | undefined;
+  /** The call's abort signal: a token function that waits should stop when it aborts. */
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * A bearer token, or a function called before every attempt (so a refreshing
+ * provider works), and once more after a 401 with `{ rejected }`.
+ */
+export type TokenProvider = string | ((context: TokenContext) => string | Promise<string>);
 
 /** A `fetch`-compatible function. The SDK always calls it with a single `Request`. */
 export type FetchLike = (input: Request) => Promise<Response>;
