@@ -17,6 +17,7 @@ export type {
   RequestOptions,
   ResponseHookEvent,
   RetryHookEvent,
+  TokenContext,
   TokenProvider,
 } from "./core/options.js";
 export * from "./core/errors/index.js";

@@ -22,6 +22,7 @@ import {
   type RequestOptions,
   type Subscription,
   type SubscriptionInput,
+  type TokenContext,
   type SubscriptionUpdate,
 } from "../src/index.js";
 
@@ -117,6 +118,7 @@ describe("errors", () => {
   it("FdxErrorCode holds string constants comparable with code", () => {
     expectTypeOf(FdxErrorCode.Unauthorized).toEqualTypeOf<"1205">();
     expectTypeOf(FdxErrorCode.NotFound).toEqualTypeOf<"NotFound">();
+    expectTypeOf(FdxErrorCode.CustomerNotAuthorized).toEqualTypeOf<"602">();
     expectTypeOf(FdxErrorCode.InvalidInput).toExtend<FdxApiError["code"]>();
   });
 });
@@ -124,7 +126,7 @@ describe("errors", () => {
 describe("clientCredentials", () => {
   it("returns a token function createClient accepts", () => {
     const tokens = clientCredentials({ tokenUrl: "https://a.test/token", clientId: "id", clientSecret: "s", scope: "x" });
-    expectTypeOf(tokens).toEqualTypeOf<() => Promise<string>>();
+    expectTypeOf(tokens).toEqualTypeOf<(context?: TokenContext) => Promise<string>>();
     expectTypeOf(tokens).toExtend<ClientOptions["token"]>();
   });
 });

@@ -1,6 +1,6 @@
 import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import { secretForms } from "../core/errors/redact.js";
-import type { FetchLike } from "../core/options.js";
+import type { FetchLike, TokenContext } from "../core/options.js";
 import { isRecord } from "../internal/is-record.js";
 import { request, type Transport } from "../internal/request.js";
 
@@ -30,7 +30,8 @@ const DEFAULT_LIFETIME_MS = 300_000;
  * It POSTs `grant_type=client_credentials&scope=…` to `tokenUrl` with HTTP
  * Basic client authentication, caches the access token until shortly before
  * `expires_in` (30 s early, or 10 % of the lifetime if that is shorter), and
- * makes concurrent callers share one token request. A failed token request
+ * makes concurrent callers share one token request. Told that its token was
+ * rejected (`{ rejected }`, after a 401), it drops it and fetches another. A failed token request
  * rejects with `FdxApiError` (the OAuth `error` as `code`, `error_description`
  * as `message`), `FdxConnectionError`/`FdxTimeoutError`, or
  * `FdxResponseError` for a 2xx without an `access_token`; none of them holds
@@ -42,12 +43,15 @@ const DEFAULT_LIFETIME_MS = 300_000;
  *   token: clientCredentials({ tokenUrl: "https://auth.example.com/token", clientId, clientSecret, scope: "notifications consents" }),
  * });
  */
-export function clientCredentials(options: ClientCredentialsOptions): () => Promise<string> {
+export function clientCredentials(options: ClientCredentialsOptions): (context?: TokenContext) => Promise<string> {
   const config = checkOptions(options);
   let cached: { token: string; refreshAt: number } | undefined;
   let pending: Promise<string> | undefined;
 
-  return () => {
+  return (context) => {
+    // The server refused the cached token (revoked, or expired early): fetch another. A rejection of an
+    // older token (another caller already renewed it) keeps the cache.
+    if (cached && context?.rejected !== undefined && context.rejected === cached.token) cached = undefined;
     if (cached && Date.now() < cached.refreshAt) return Promise.resolve(cached.token);
     if (!pending) {
       pending = requestToken(config)

@@ -1,4 +1,4 @@
-import { createContext } from "../internal/context.js";
+import { createContext, definedOnly } from "../internal/context.js";
 import { consentsResource, type ConsentsResource } from "../resources/consents.js";
 import { maintenanceResource, type MaintenanceResource } from "../resources/maintenance.js";
 import { statementsResource, type StatementsResource } from "../resources/statements.js";
@@ -11,6 +11,16 @@ export interface FdxClient {
   maintenance: MaintenanceResource;
   consents: ConsentsResource;
   statements: StatementsResource;
+  /**
+   * A new client with `options` changed and the rest as this one's — e.g. one
+   * end user's token on the service client's configuration. Cheap enough to
+   * call per request; checks the options as `createClient` does.
+   *
+   * @example
+   * const user = client.withOptions({ token: connections.token("user-42") });
+   * for await (const statement of user.statements.list({ providerId, accountId })) console.log(statement.statementId);
+   */
+  withOptions(options: Partial<ClientOptions>): FdxClient;
 }
 
 /**
@@ -28,5 +38,8 @@ export function createClient(options: ClientOptions): FdxClient {
     maintenance: maintenanceResource(ctx),
     consents: consentsResource(ctx),
     statements: statementsResource(ctx),
+    // Options given as undefined keep this client's (a spread would erase them).
+    withOptions: (changes) => createClient({ ...options, ...(definedOnly(changes) as Partial<ClientOptions>) }),
   };
 }
+

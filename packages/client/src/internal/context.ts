@@ -80,7 +80,8 @@ function checkBaseUrl(value: unknown, path: string, issues: FdxIssue[]): string 
   return "";
 }
 
-function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+/** `value` without its undefined fields: a spread of it keeps what they would have erased. */
+export function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 

@@ -14,7 +14,7 @@ import {
 } from "../core/errors/index.js";
 import { toApiError } from "../core/errors/mapping.js";
 import { redactCause, redactText, secretForms } from "../core/errors/redact.js";
-import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenProvider } from "../core/options.js";
+import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
@@ -85,6 +85,8 @@ interface Failure {
   /** Undefined when no response arrived. */
   status: number | undefined;
   retryAfterMs: number | undefined;
+  /** Whether the answer came from the URL's own origin (not from where a download was redirected). */
+  sameOrigin?: boolean;
 }
 
 /** Sends a call and reads its 2xx body (as JSON: a body that is not is an `FdxResponseError`). */
@@ -105,11 +107,23 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
   // Stryker disable next-line ConditionalExpression: checking a generated id too gives the same verdict (a UUID always fits)
   const headers = callHeaders(call, options.headers, interactionId, given !== undefined);
 
+  // One repeat per call after a 401 with a fresh token from the token function (not counted in maxRetries).
+  let renewed = false;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortError(signal);
     // A string token is checked without a turn of the event loop; only a function is awaited.
-    const authorization = call.authorization ?? `Bearer ${checkToken(typeof t.token === "function" ? await callToken(t.token, signal) : t.token)}`;
-    const outcome = await send(t, call, headers, authorization, { attempt, interactionId, timeoutMs, mode });
+    let token = call.authorization === undefined ? (typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal)) : checkToken(t.token)) : "";
+    let outcome = await send(t, call, headers, call.authorization ?? `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
+    // A 401 was not processed, so even a POST is repeated; a 401 from another origin (a document host
+    // a download was redirected to) says nothing of the user's token.
+    if (!renewed && "error" in outcome && outcome.status === 401 && typeof t.token === "function" && call.authorization === undefined && outcome.sameOrigin) {
+      renewed = true;
+      const next = checkToken(await callToken(t.token, token, signal));
+      if (next !== token) {
+        token = next;
+        outcome = await send(t, call, headers, `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
+      }
+    }
     if (!("error" in outcome)) return outcome;
     const { error, status, retryAfterMs } = outcome;
     // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
@@ -164,10 +178,10 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   return undefined;
 }
 
-async function callToken(token: () => string | Promise<string>, signal: AbortSignal | undefined): Promise<unknown> {
+async function callToken(token: (context: TokenContext) => string | Promise<string>, rejected: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
   try {
     // The token function is not covered by the timeout, but the caller can still give up on it.
-    return await raceAbort(Promise.resolve(token()), signal);
+    return await raceAbort(Promise.resolve(token({ rejected, signal })), signal);
   } catch (error) {
     throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
   }
@@ -270,7 +284,8 @@ async function send(
         // A body cut off mid-error still yields the status-based error.
       }
       const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: secrets() });
-      return { error, status, retryAfterMs };
+      // Only a followed redirect changes `response.url` (and a custom fetch may leave it empty).
+      return { error, status, retryAfterMs, sameOrigin: !response.redirected || sameOrigin(response.url, url) };
     }
     if (stream) return { response, interactionId };
     let text: string;
@@ -302,6 +317,14 @@ async function send(
     return { status, headers: response.headers, text, data, interactionId };
   } finally {
     limits.end();
+  }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
   }
 }
 

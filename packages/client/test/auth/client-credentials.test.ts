@@ -404,3 +404,32 @@ describe('edge cases: options, timeouts, odd answers, custom fetch errors', () =
     });
   });
 });
+
+describe("a rejected token", () => {
+  it("is dropped from the cache: a 401 through the client fetches a new token and repeats the call once", async () => {
+    on("post", TOKEN_URL, grant(3600));
+    on("get", `${BASE}/consents/v1/c-1`, (request) =>
+      request.headers.get("authorization") === "Bearer at-2"
+        ? HttpResponse.json({ id: "c-1", status: "ACTIVE" })
+        : HttpResponse.json({ code: "1205", message: "Unauthorized" }, { status: 401 }),
+    );
+    const client = createClient({ baseUrl: BASE, token: clientCredentials(options), maxRetries: 0 });
+    await expect(client.consents.get("c-1")).resolves.toEqual({ id: "c-1", status: "ACTIVE" });
+    expect(seen.map((s) => `${s.method} ${s.headers.authorization}`)).toEqual([
+      `POST Basic ${EXPECTED_BASIC}`,
+      "GET Bearer at-1",
+      `POST Basic ${EXPECTED_BASIC}`,
+      "GET Bearer at-2",
+    ]);
+  });
+
+  it("a rejection of an older token keeps the newer cached one", async () => {
+    on("post", TOKEN_URL, grant(3600));
+    const tokens = clientCredentials(options);
+    await expect(tokens()).resolves.toBe("at-1");
+    await expect(tokens({ rejected: "at-1", signal: undefined })).resolves.toBe("at-2");
+    await expect(tokens({ rejected: "at-1", signal: undefined })).resolves.toBe("at-2");
+    await expect(tokens({ rejected: undefined, signal: undefined })).resolves.toBe("at-2");
+    expect(seen).toHaveLength(2);
+  });
+});

@@ -45,3 +45,21 @@ it("maps errors and retries 503", async () => {
   expect(JSON.stringify(err)).not.toContain("tkn-secret");
   await expect(client.subscriptions.get("..")).rejects.toBeInstanceOf(FdxValidationError);
 });
+
+it("withOptions: a new client with some options changed and the rest shared", async () => {
+  const seenAuth: string[] = [];
+  server.use(
+    http.get("https://api.test/base/consents/v1/:id", ({ request }) => {
+      seenAuth.push(`${request.headers.get("authorization")} ${request.headers.get("x-fapi-interaction-id") ?? "-"}`);
+      return HttpResponse.json({ id: "c", status: "ACTIVE" });
+    }),
+  );
+  const base = createClient({ baseUrl: "https://api.test/base/", token: "tkn-secret", interactionIds: false });
+  const user = base.withOptions({ token: () => "user-token" });
+  await user.consents.get("c");
+  await base.consents.get("c");
+  // Undefined in the changes keeps the original's value; the derived client derives again.
+  await user.withOptions({ token: undefined, interactionIds: undefined }).consents.get("c");
+  expect(seenAuth).toEqual(["Bearer user-token -", "Bearer tkn-secret -", "Bearer user-token -"]);
+  expect(() => base.withOptions({ baseUrl: "relative" })).toThrow(FdxValidationError);
+});

@@ -8,6 +8,8 @@ export const FdxErrorCode = {
   VersionNotSupported: "1106",
   ScheduledMaintenance: "503",
   NotFound: "NotFound",
+  /** An end user's token expired or was revoked (their consent ended): refresh it, or ask them to connect again. */
+  CustomerNotAuthorized: "602",
 } as const;
 
 export type FdxErrorCode = (typeof FdxErrorCode)[keyof typeof FdxErrorCode];

@@ -73,6 +73,7 @@ describe("FdxError family", () => {
       VersionNotSupported: "1106",
       ScheduledMaintenance: "503",
       NotFound: "NotFound",
+      CustomerNotAuthorized: "602",
     });
   });
 });
