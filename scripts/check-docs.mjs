@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The docs gate: what the READMEs tell a newcomer to type works as written.
-// Reads README.md, packages/*/README.md, examples/*/README.md and
-// bench/README.md, and for their fenced code blocks:
+// The docs gate: what the docs tell a newcomer to type works as written.
+// Reads README.md, CONTRIBUTING.md, docs/*.md, packages/*/README.md,
+// examples/*/README.md and bench/README.md; checks that every relative link
+// (a file, a folder, a `#heading` anchor of a Markdown file, GitHub's slugs)
+// resolves; and for their fenced code blocks:
 //
 // - ```ts / ```typescript: typechecked under `strict` against the built
 //   packages (dist/*.d.ts, through each package's exports), every snippet as
@@ -27,14 +29,24 @@
 //                                             repository (for commands that write files)
 //   <!-- check-docs: background "TEXT" -->    start this shell block (a server), wait
 //                                             until its output shows TEXT, stop it
-//                                             after the README's last block
+//                                             after the file's last block
+//   <!-- check-docs: output -->               a sample output (any language): compared
+//                                             with the stdout of the nearest run block
+//                                             above it in the same file; a stale sample
+//                                             fails. In the sample, `…` stands for any
+//                                             text within a line, and a line of only `…`
+//                                             for any number of lines (run to run
+//                                             differences: times, temporary paths)
+//
+// Skipped TypeScript blocks are counted and listed with --list-skipped (e.g. to
+// find the ones to un-skip once an entry they use exists).
 //
 // In run and background blocks, port 4010 is replaced by a free port, so a
 // sandbox another process already holds on 4010 does not break the check. A
 // command (one line, or one `&&` part of it) that already ran in an earlier
 // block from the same kind of directory (the root, or a fresh one) is not run
 // again: the READMEs all start with `npx -y pnpm@10 install`, and once is
-// enough to show it works.
+// enough to show it works (a block whose output is compared always runs whole).
 //
 //   node scripts/check-docs.mjs [--no-run] [FILE.md …]
 import { spawn, spawnSync } from "node:child_process";
@@ -47,18 +59,24 @@ import ts from "typescript";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const runCommands = !args.includes("--no-run");
+const listSkipped = args.includes("--list-skipped");
 const files = args.filter((a) => !a.startsWith("--"));
 const readmes = files.length
   ? files.map((f) => path.relative(root, path.resolve(f)))
   : [
       "README.md",
+      "CONTRIBUTING.md",
+      ...readdirSync(path.join(root, "docs"))
+        .filter((name) => name.endsWith(".md"))
+        .sort()
+        .map((name) => `docs/${name}`),
       ...["packages", "examples"].flatMap((dir) =>
         readdirSync(path.join(root, dir))
           .map((name) => `${dir}/${name}/README.md`)
           .filter((f) => existsSync(path.join(root, f))),
       ),
       "bench/README.md",
-    ];
+    ].filter((f) => existsSync(path.join(root, f)));
 
 /** Fenced blocks of a Markdown file: language, first line of code (1-based), code, marker. */
 function blocks(file) {
@@ -87,10 +105,88 @@ const problems = [];
 const where = (b, offset = 0) => `${b.file}:${b.line + offset}`;
 
 // --- Markers that are not understood are a mistake, not a silent skip. ---
-const markerForms = [/^$/, /^skip$/, /^prelude\s+[\s\S]+$/, /^run(\s+tmp)?$/, /^background\s+"[^"]+"$/];
+const markerForms = [/^$/, /^skip$/, /^prelude\s+[\s\S]+$/, /^run(\s+tmp)?$/, /^background\s+"[^"]+"$/, /^output$/];
 for (const b of all) {
   if (!markerForms.some((form) => form.test(b.marker))) problems.push(`${where(b, -2)}: unknown marker "check-docs: ${b.marker}"`);
 }
+
+// --- Relative links: the file (or folder) exists, and a #fragment is a heading of it. ---
+/** GitHub's anchor for a heading (github-slugger): lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading) =>
+  heading
+    .replace(/<[^>]+>/g, "")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+    .replace(/ /g, "-");
+const anchorCache = new Map();
+/** The anchors a Markdown file offers: its headings' slugs (repeats get -1, -2, …) and explicit ids. */
+function anchorsOf(file) {
+  if (anchorCache.has(file)) return anchorCache.get(file);
+  const anchors = new Set();
+  const seen = new Map();
+  let fence = null;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const open = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (open) {
+      if (!fence) fence = open[1];
+      else if (line.trimStart().startsWith(fence)) fence = null;
+      continue;
+    }
+    if (fence) continue;
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      const base = slug(heading[1]);
+      const n = seen.get(base) ?? 0;
+      seen.set(base, n + 1);
+      anchors.add(n ? `${base}-${n}` : base);
+    }
+    for (const m of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(m[1]);
+  }
+  anchorCache.set(file, anchors);
+  return anchors;
+}
+let linksChecked = 0;
+for (const file of readmes) {
+  let fence = null;
+  let inComment = false; // links in an HTML comment are notes for later, not links
+  readFileSync(path.join(root, file), "utf8")
+    .split("\n")
+    .forEach((line, i) => {
+      if (inComment || /<!--(?![\s\S]*-->)/.test(line)) {
+        inComment = !line.includes("-->");
+        return;
+      }
+      line = line.replace(/<!--[\s\S]*?-->/g, "");
+      const open = /^\s*(`{3,}|~{3,})/.exec(line);
+      if (open) {
+        if (!fence) fence = open[1];
+        else if (line.trimStart().startsWith(fence)) fence = null;
+        return;
+      }
+      if (fence) return;
+      const text = line.replace(/`[^`]*`/g, "``"); // links inside code spans are code, not links
+      const targets = [
+        ...[...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]),
+        ...[...text.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/g)].map((m) => m[1]),
+        ...[...text.matchAll(/\b(?:href|src)="([^"]+)"/g)].map((m) => m[1]),
+      ];
+      for (const target of targets) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("//")) continue; // absolute: not checked here
+        linksChecked++;
+        const [pathPart, fragment] = target.split("#", 2);
+        const resolved = pathPart ? path.resolve(path.dirname(path.join(root, file)), decodeURI(pathPart)) : path.join(root, file);
+        if (!existsSync(resolved)) {
+          problems.push(`${file}:${i + 1}: broken link: ${target} (no ${path.relative(root, resolved)})`);
+          continue;
+        }
+        if (fragment !== undefined && resolved.endsWith(".md") && !anchorsOf(resolved).has(decodeURIComponent(fragment))) {
+          problems.push(`${file}:${i + 1}: broken link: ${target} (no heading "#${fragment}" in ${path.relative(root, resolved)})`);
+        }
+      }
+    });
+}
+console.log(`checked ${linksChecked} relative links`);
 
 // --- Shell blocks: lint. ---
 const shell = all.filter((b) => ["sh", "bash", "shell", "console"].includes(b.lang) && b.marker !== "skip");
@@ -108,6 +204,8 @@ for (const b of shell) {
 
 // --- TypeScript snippets: one program, strict, against dist. ---
 const snippets = all.filter((b) => ["ts", "typescript"].includes(b.lang) && b.marker !== "skip");
+const skippedSnippets = all.filter((b) => ["ts", "typescript"].includes(b.lang) && b.marker === "skip");
+if (listSkipped) for (const b of skippedSnippets) console.log(`skipped: ${where(b)}`);
 const work = path.join(root, "node_modules/.cache/check-docs");
 rmSync(work, { recursive: true, force: true });
 mkdirSync(path.join(work, "node_modules/@fdxkit"), { recursive: true });
@@ -115,6 +213,12 @@ mkdirSync(path.join(work, "node_modules/@fdxkit"), { recursive: true });
 // @types/node and the rest come from the root node_modules above this folder.
 for (const name of ["client", "mock", "cli"]) {
   symlinkSync(path.join(root, "packages", name), path.join(work, "node_modules/@fdxkit", name), "dir");
+}
+// Frameworks the guides show that only an example installs (the Hono receiver's Hono).
+for (const [name, from] of [["hono", "examples/webhook-receiver-hono/node_modules/hono"]]) {
+  if (existsSync(path.join(root, from)) && !existsSync(path.join(root, "node_modules", name))) {
+    symlinkSync(path.join(root, from), path.join(work, "node_modules", name), "dir");
+  }
 }
 // Copied beside the snippets, so that its imports resolve as theirs do.
 const prelude = path.join(work, "check-docs-prelude.d.ts");
@@ -158,7 +262,7 @@ if (snippets.length) {
     }
   }
 }
-console.log(`typechecked ${snippets.length} TypeScript snippets, linted ${shell.length} shell blocks (${readmes.length} READMEs)`);
+console.log(`typechecked ${snippets.length} TypeScript snippets (${skippedSnippets.length} marked skip), linted ${shell.length} shell blocks (${readmes.length} files)`);
 
 // --- Marked shell blocks: run. ---
 async function freePort() {
@@ -217,18 +321,49 @@ function remember(code, place) {
   for (const line of code.split("\n")) for (const part of line.split(" && ")) if (commandOf(part)) alreadyRan.add(`${place} ${commandOf(part)}`);
 }
 
+/** Whether `actual` (a command's stdout) matches a sample: `…` is any text within a line, a line of `…` any lines. */
+function matchesSample(sample, actual) {
+  const want = sample.replace(/\s+$/, "").split("\n").map((l) => l.trimEnd());
+  const got = actual.replace(/\s+$/, "").split("\n").map((l) => l.trimEnd());
+  const lineRe = want.map((l) => (l.trim() === "…" ? null : new RegExp(`^${l.split("…").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`)));
+  const match = (w, g) => {
+    if (w === want.length) return g === got.length;
+    if (lineRe[w] === null) {
+      for (let k = g; k <= got.length; k++) if (match(w + 1, k)) return true;
+      return false;
+    }
+    return g < got.length && lineRe[w].test(got[g]) && match(w + 1, g + 1);
+  };
+  return match(0, 0);
+}
+
 let ran = 0;
+let compared = 0;
 if (runCommands) {
   const tmpBase = path.join(root, "node_modules/.cache/check-docs-run");
   for (const file of readmes) {
-    const marked = shell.filter((b) => b.file === file && /^(run|background)/.test(b.marker));
+    const marked = all.filter((b) => b.file === file && (/^(run|background)/.test(b.marker) && shell.includes(b) || b.marker === "output"));
     if (!marked.length) continue;
+    let lastStdout = null; // of the nearest run block above
+    let lastRun = null;
     const port = String(await freePort());
     const background = [];
     try {
       for (const b of marked) {
         const code = b.code.replaceAll("4010", port);
         const started = Date.now();
+        if (b.marker === "output") {
+          if (lastStdout === null) {
+            problems.push(`${where(b, -2)}: "check-docs: output" with no run block above it that ran`);
+            continue;
+          }
+          compared++;
+          const sample = b.code.replaceAll("4010", port);
+          if (matchesSample(sample, lastStdout)) console.log(`✔ ${where(b)}: sample output matches ${where(lastRun)}`);
+          else problems.push(`${where(b)}: stale sample output: ${where(lastRun)} printed\n${lastStdout.trimEnd()}\n--- the sample says:\n${b.code.trimEnd()}`);
+          continue;
+        }
+        lastStdout = null;
         if (b.marker.startsWith("background")) {
           const until = /"([^"]+)"/.exec(b.marker)[1];
           const job = startBackground(b, code, until);
@@ -248,7 +383,9 @@ if (runCommands) {
           cwd = mkdtempSync(path.join(tmpBase, "block-"));
         }
         const place = cwd === root ? "root" : "tmp";
-        const result = spawnSync("bash", ["-euo", "pipefail", "-c", withoutRepeats(code, place)], {
+        const next = marked[marked.indexOf(b) + 1];
+        const outputCompared = next?.marker === "output";
+        const result = spawnSync("bash", ["-euo", "pipefail", "-c", outputCompared ? code : withoutRepeats(code, place)], {
           cwd,
           encoding: "utf8",
           env: process.env,
@@ -259,6 +396,8 @@ if (runCommands) {
         if (result.status === 0) {
           console.log(`✔ ${where(b)}: ran (${seconds} s)`);
           remember(code, place);
+          lastStdout = result.stdout;
+          lastRun = b;
         }
         else {
           problems.push(`${where(b)}: exited ${result.status ?? result.signal} (${seconds} s)\n${b.code}\n--- output:\n${(result.stdout + result.stderr).trimEnd()}`);
@@ -272,5 +411,9 @@ if (runCommands) {
 }
 
 for (const problem of problems) console.log(`✘ ${problem}`);
-console.log(problems.length ? `${problems.length} problem(s) in the docs` : `✔ docs: ${snippets.length} snippets typecheck, ${ran} command blocks ran`);
+console.log(
+  problems.length
+    ? `${problems.length} problem(s) in the docs`
+    : `✔ docs: ${snippets.length} snippets typecheck, ${ran} command blocks ran, ${compared} sample outputs match, ${linksChecked} relative links resolve`,
+);
 process.exit(problems.length ? 1 : 0);
