@@ -18,6 +18,14 @@ function hasPayloadId(notification: Notification, idType: string): boolean {
  * True when the payload id is a maintenance notice id (`idType` `"MAINTENANCE"`
  * with a non-empty `id`): read the notice with
  * `client.maintenance.get(notification.notificationPayload.id)`.
+ *
+ * @example
+ * ```ts
+ * if (isMaintenanceNotification(notification)) {
+ *   const notice = await client.maintenance.get(notification.notificationPayload.id); // id: string here
+ *   console.log(notice.title, notice.startTime, notice.endTime);
+ * }
+ * ```
  */
 export function isMaintenanceNotification(notification: Notification): notification is MaintenanceNotificationEvent {
   return hasPayloadId(notification, "MAINTENANCE");
@@ -27,6 +35,14 @@ export function isMaintenanceNotification(notification: Notification): notificat
  * True when the payload id is a consent id (`idType` `"CONSENT"` with a
  * non-empty `id`): read the grant with
  * `client.consents.get(notification.notificationPayload.id)`.
+ *
+ * @example
+ * ```ts
+ * if (isConsentNotification(notification)) {
+ *   const consent = await client.consents.get(notification.notificationPayload.id); // id: string here
+ *   if (consent.status === "REVOKED") console.log("stop using", consent.resources);
+ * }
+ * ```
  */
 export function isConsentNotification(notification: Notification): notification is ConsentNotificationEvent {
   return hasPayloadId(notification, "CONSENT");

@@ -24,6 +24,16 @@ import { asNotification } from "./shape.js";
  *
  * @throws {FdxWebhookError} when the body is not UTF-8 JSON, not an object, or
  * not a notification; `issues` names each problem (`notificationPayload.id: must be a string`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const notification = parseNotification(await request.text());
+ *   console.log(notification.category, notification.type, notification.notificationPayload.id);
+ * } catch (error) {
+ *   if (error instanceof FdxWebhookError) console.warn(error.issues);
+ * }
+ * ```
  */
 export function parseNotification(input: unknown): Notification {
   const json = readJson(input);
