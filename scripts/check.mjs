@@ -27,7 +27,7 @@ const gates = [
   ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
   ["package gates: publint, attw (on the packed tarball)", "node scripts/check-packages.mjs"],
   ["fresh consumer app: packed tarballs, ESM and CJS", "node scripts/check-consumer.mjs"],
-  ["docs: README snippets typecheck under strict, marked commands run", "node scripts/check-docs.mjs"],
+  ["docs: snippets typecheck under strict, marked commands run, sample outputs match, relative links resolve", "node scripts/check-docs.mjs"],
 ];
 
 let passed = 0;
