@@ -337,6 +337,23 @@ function matchesSample(sample, actual) {
   return match(0, 0);
 }
 
+// The gate's own rules, checked on every run: a gate that passed everything would pass silently.
+{
+  const cases = [
+    [slug("Receiving: `node:http` and Express"), "receiving-nodehttp-and-express"],
+    [slug("OAuth 2.0 client credentials"), "oauth-20-client-credentials"],
+    [slug("Which token?"), "which-token"],
+    [matchesSample("a 1\n  time     …\n…", "a 1\n  time     3 ms\nx\ny"), true],
+    [matchesSample("a 1\nb …", "a 1\nb 2\n"), true],
+    [matchesSample("a 1\nb …", "a 2\nb 2"), false], // a stale line
+    [matchesSample("a 1", "a 1\nmore"), false], // output the sample does not show
+    [matchesSample("a.c", "abc"), false], // regex characters are literal
+  ];
+  cases.forEach(([got, want], i) => {
+    if (got !== want) problems.push(`scripts/check-docs.mjs: self-check ${i + 1} failed: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  });
+}
+
 let ran = 0;
 let compared = 0;
 if (runCommands) {
