@@ -34,6 +34,14 @@ declare global {
   const input: Parameters<Client.FdxClient["subscriptions"]["create"]>[0];
   const outDir: string;
   const rawBody: string;
+  /** End-user connections (docs/connections.md): the OAuth client's settings and the URL the browser came back on. */
+  const issuer: string;
+  const clientId: string;
+  const clientSecret: string;
+  const redirectUri: string;
+  const callbackUrl: string;
+  /** A client made with an end user's token function. */
+  const user: Client.FdxClient;
   const onNotification: (notification: Webhooks.Notification) => Promise<void>;
   /** An Express app. */
   const app: { post(path: string, handler: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void): void };
@@ -45,6 +53,7 @@ declare global {
   function scheduleBanner(title?: string, startTime?: string, endTime?: string): Promise<void>;
   function archive(statement: Client.Statement): Promise<void>;
   function show(message: string): void;
+  function showReconnectBanner(connectionId: string): Promise<void>;
 
   // vitest globals, in the msw test snippets.
   function beforeAll(fn: () => unknown): void;

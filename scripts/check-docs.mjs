@@ -211,14 +211,22 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(path.join(work, "node_modules/@fdxkit"), { recursive: true });
 // @fdxkit/* resolve to the packages themselves (their exports, into dist); msw,
 // @types/node and the rest come from the root node_modules above this folder.
-for (const name of ["client", "mock", "cli"]) {
-  symlinkSync(path.join(root, "packages", name), path.join(work, "node_modules/@fdxkit", name), "dir");
+// Every workspace package (client, mock, cli, postgres, …), by its own name.
+for (const dir of readdirSync(path.join(root, "packages"))) {
+  const manifest = path.join(root, "packages", dir, "package.json");
+  if (!existsSync(manifest)) continue;
+  const { name } = JSON.parse(readFileSync(manifest, "utf8"));
+  if (name?.startsWith("@fdxkit/")) symlinkSync(path.join(root, "packages", dir), path.join(work, "node_modules", name), "dir");
 }
-// Frameworks the guides show that only an example installs (the Hono receiver's Hono).
-for (const [name, from] of [["hono", "examples/webhook-receiver-hono/node_modules/hono"]]) {
-  if (existsSync(path.join(root, from)) && !existsSync(path.join(root, "node_modules", name))) {
-    symlinkSync(path.join(root, from), path.join(work, "node_modules", name), "dir");
-  }
+// Libraries the guides show that only a package or an example installs (Hono in
+// the Hono receiver, pg and PGlite in @fdxkit/postgres): borrowed from there.
+const borrowFrom = ["packages", "examples"].flatMap((dir) => readdirSync(path.join(root, dir)).map((name) => path.join(root, dir, name, "node_modules")));
+for (const name of ["hono", "pg", "@types/pg", "@electric-sql/pglite"]) {
+  if (existsSync(path.join(root, "node_modules", name))) continue;
+  const from = borrowFrom.map((modules) => path.join(modules, name)).find((candidate) => existsSync(candidate));
+  if (!from) continue;
+  mkdirSync(path.dirname(path.join(work, "node_modules", name)), { recursive: true });
+  symlinkSync(from, path.join(work, "node_modules", name), "dir");
 }
 // Copied beside the snippets, so that its imports resolve as theirs do.
 const prelude = path.join(work, "check-docs-prelude.d.ts");
