@@ -155,7 +155,7 @@ describe("exchangeCode", () => {
     const post = make({ tokenEndpointAuth: "client_secret_post" });
     const req = await post.authorizationUrl({ connector: "c" });
     await post.exchangeCode(idp.callback(req.url), req);
-    expect(idp.headers.at(-1)!.authorization).toBeUndefined();
+    expect(idp.headers.at(-1)!.authorization ?? "").toBe("");
     const form = new URLSearchParams(idp.bodies.at(-1));
     expect(form.get("client_id")).toBe(CLIENT_ID);
     expect(form.get("client_secret")).toBe(CLIENT_SECRET);
