@@ -365,13 +365,19 @@ export function createConnections(options: ConnectionsOptions): Connections {
     const storm = stormOf(id);
     const unexpired = row.expiresAt > Date.now();
     const rejection = rejected !== undefined && rejected === row.idToken;
-    if (rejection && unexpired) {
-      // The 401 is thrown to the caller rather than refreshing again so soon.
-      if (storm.rejectedAt !== undefined && performance.now() - storm.rejectedAt < STORM_MS) return row.idToken;
-      storm.rejectedAt = performance.now();
-    }
     const proactive = !rejection && unexpired;
-    if (proactive && storm.proactiveFailedAt !== undefined && performance.now() - storm.proactiveFailedAt < STORM_MS) return row.idToken;
+    // Callers that arrive while a refresh runs join it; the storm bounds only hold back a new one.
+    if (!flights.has(id)) {
+      const now = performance.now();
+      const held = rejection && unexpired ? storm.rejectedAt : proactive ? storm.proactiveFailedAt : undefined;
+      if (held !== undefined && now - held < STORM_MS) {
+        // A refresh that ended since this caller read the store has left its pair in memory.
+        const latest = fresh(id);
+        // The rejected token itself, for a rejection: the 401 reaches the caller rather than another refresh so soon.
+        return latest && usable(latest) ? latest.idToken : row.idToken;
+      }
+      if (rejection && unexpired) storm.rejectedAt = now;
+    }
     try {
       return (await flight(id, row.idToken, proactive, signal)).idToken;
     } catch (error) {
