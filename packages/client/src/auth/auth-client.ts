@@ -7,7 +7,7 @@
 // need (OIDC Core 3.1.3.7: the id token comes straight from the token
 // endpoint over TLS). What is needed here — random state, S256, a form POST,
 // reading a JWT's claims — is a few hundred lines on the platform's APIs.
-import { FdxApiError, FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
 import { redactText, secretForms } from "../core/errors/redact.js";
 import type { FetchLike } from "../core/options.js";
 import { isRecord } from "../internal/is-record.js";
@@ -382,21 +382,16 @@ function readTokenAnswer(status: number, data: unknown, checks: TokenChecks & { 
   if (refresh === undefined && checks.refreshToken === undefined) issues.push({ path: "refresh_token", message: "is missing (ask for the offline_access scope)" });
   if (issues.length) throw new FdxResponseError(status, issues);
   const refreshToken = (refresh as string | undefined) ?? checks.refreshToken!;
-  try {
-    const claims = readIdToken(idToken as string, checks);
-    return {
-      idToken: idToken as string,
-      refreshToken,
-      expiresAt: (claims.exp as number) * 1000,
-      accounts: Array.isArray(claims.accounts) ? claims.accounts.filter((a): a is string => typeof a === "string") : [],
-      subject: claims.sub as string,
-      ...(typeof claims.connectorId === "string" ? { connector: claims.connectorId } : {}),
-      ...(typeof claims.grant_id === "string" ? { consentId: claims.grant_id } : {}),
-      claims,
-    };
-  } catch (error) {
-    // The tokens the IdP just issued are not ours to keep: nothing of them in the error.
-    if (error instanceof FdxError) throw error;
-    throw new FdxAuthError({ error: "invalid_id_token", errorDescription: "the id token could not be read" });
-  }
+  // readIdToken's errors name the failed check, never the token.
+  const claims = readIdToken(idToken as string, checks);
+  return {
+    idToken: idToken as string,
+    refreshToken,
+    expiresAt: (claims.exp as number) * 1000,
+    accounts: Array.isArray(claims.accounts) ? claims.accounts.filter((a): a is string => typeof a === "string") : [],
+    subject: claims.sub as string,
+    ...(typeof claims.connectorId === "string" ? { connector: claims.connectorId } : {}),
+    ...(typeof claims.grant_id === "string" ? { consentId: claims.grant_id } : {}),
+    claims,
+  };
 }

@@ -16,6 +16,7 @@ export interface EncryptionOptions {
 
 /** A store whose tokens are encrypted; `rekey()` rewrites every row with the current key and resolves how many it rewrote. */
 export interface EncryptedConnectionStore extends ConnectionStore {
+  /** Rewrites every row not yet under the current key with it (so an old key can be retired); resolves how many it rewrote. */
   rekey(): Promise<number>;
 }
 

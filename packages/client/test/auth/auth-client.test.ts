@@ -97,6 +97,9 @@ describe("createAuthClient options", () => {
       createAuthClient({ ...base, issuer: "/sandbox", endpoints: { authorization: "https://a.example/auth", token: "http://a.example/token", revocation: "ftp://x" } }),
     ).toThrow(/endpoints\.token.*endpoints\.revocation|endpoints\.revocation.*endpoints\.token/s);
     expect(() => createAuthClient({ ...base, issuer: "https://u:p@idp.example.com" })).toThrow(FdxValidationError);
+    const endpoints = { authorization: "https://a.example/auth", token: "https://a.example/token" };
+    expect(() => createAuthClient({ ...base, issuer: "", endpoints })).toThrow(/issuer/);
+    expect(() => createAuthClient({ ...base, issuer: "", expectedIssuer: "/x", endpoints })).not.toThrow();
     for (const host of ["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1", "https://idp.example.com"]) {
       expect(() => createAuthClient({ ...base, issuer: host })).not.toThrow();
     }

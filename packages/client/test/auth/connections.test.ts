@@ -141,7 +141,7 @@ describe("complete, get, list, findByConsentId", () => {
 
   it("retries a failing store write, then revokes the new refresh token and throws a clean store error", async () => {
     const spy = spyStore();
-    const connections = make(spy.store, { leaseMs: 40 });
+    const connections = make(spy.store, { leaseMs: 1_000 });
     spy.beforeWrite = () => {
       throw Object.assign(new Error(`duplicate key: (refresh_token)=(${"x".repeat(3)})`), { code: "23505", detail: "Key (id)=(user-42) exists" });
     };
@@ -357,12 +357,12 @@ describe("races and leaks", () => {
 
   it("a lease holder slower than leaseMs still writes its tokens, onto the current version", async () => {
     const spy = spyStore();
-    const connections = make(spy.store, { leaseMs: 20 });
+    const connections = make(spy.store, { leaseMs: 1_000 });
     const connection = await connect(connections);
     spy.beforeWrite = async (id, _expected, next) => {
       if (next.lease || next.idToken === connection.idToken) return;
       spy.beforeWrite = undefined;
-      await new Promise((r) => setTimeout(r, 40));
+      await new Promise((r) => setTimeout(r, 1_100));
       // Meanwhile another process judged the lease dead and took it.
       await writeAsOther(spy.inner, id, { lease: { owner: "other-host", until: Date.now() + 20 } });
     };
@@ -376,7 +376,7 @@ describe("races and leaks", () => {
   it("the slow holder writes over a reauthorization_required row too (the tokens are good)", async () => {
     const spy = spyStore();
     const changes: string[] = [];
-    const connections = make(spy.store, { leaseMs: 20, onStatusChange: (c, p) => void changes.push(`${p}->${c.status}`) });
+    const connections = make(spy.store, { leaseMs: 1_000, onStatusChange: (c, p) => void changes.push(`${p}->${c.status}`) });
     const connection = await connect(connections);
     spy.beforeWrite = async (id, _e, next) => {
       if (next.lease || next.idToken === connection.idToken) return;
@@ -467,7 +467,7 @@ describe("races and leaks", () => {
 
   it("a lease whose row does not move for leaseMs + 5 s is taken over, whatever its until says", async () => {
     const spy = spyStore();
-    const connections = make(spy.store, { leaseMs: 10 });
+    const connections = make(spy.store, { leaseMs: 400 });
     const connection = await connect(connections);
     await writeAsOther(spy.inner, "user-42", { lease: { owner: "crashed-host", until: Date.now() + 1e12 } });
     const before = stats();
@@ -532,7 +532,8 @@ describe("races and leaks", () => {
   for (const [name, setup, check] of keeps) {
     it(`${name} keeps the tokens and clears the lease`, async () => {
       const store = memoryConnectionStore();
-      const connections = make(store, { leaseMs: 200 });
+      // The token endpoint's timeout is under leaseMs / 2.
+      const connections = make(store, { leaseMs: 2_000 });
       const connection = await connect(connections);
       setup();
       const error = await rejectionOf(connections.token("user-42")({ rejected: connection.idToken, signal: undefined }));
@@ -541,6 +542,28 @@ describe("races and leaks", () => {
       expect(await store.get("user-42")).toMatchObject({ status: "active", idToken: connection.idToken, refreshToken: connection.refreshToken, lease: undefined });
     });
   }
+
+  it("a failed refresh whose lease cannot be cleared throws the refresh's error; the lease is left to expire", async () => {
+    const spy = spyStore();
+    const connections = make(spy.store);
+    const connection = await connect(connections);
+    answer(500, { error: "server_error" });
+    spy.beforeWrite = (_id, _e, next) => {
+      if (!next.lease) throw new Error("store down");
+    };
+    const error = await rejectionOf(connections.token("user-42")({ rejected: connection.idToken, signal: undefined }));
+    expect(error).toMatchObject({ error: "server_error" });
+    expect((await spy.inner.get("user-42"))!.lease).toBeDefined();
+  });
+
+  it("a stored id token that is not a JWT is still refreshed (nothing to compare the new claims with)", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    await connect(connections);
+    await writeAsOther(store, "user-42", { idToken: "opaque.not-json.x" });
+    const fresh = await make(store).token("user-42")({ rejected: "opaque.not-json.x", signal: undefined });
+    expect(fresh.split(".")).toHaveLength(3);
+  });
 
   it("a failed proactive refresh returns the still-valid token and waits 30 s before trying again", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
