@@ -234,8 +234,26 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
   const tokenCall = async (params: URLSearchParams, secrets: string[], call: TokenCallOptions | undefined, checks: TokenChecks) => {
     const { token, issuer } = await endpoints();
     const answer = await post(token, params, secrets, call);
-    return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer, secrets: [...secrets, ...clientSecrets] });
+    try {
+      return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer, secrets: [...secrets, ...clientSecrets] });
+    } catch (error) {
+      // A refresh token issued with an answer we refuse is kept nowhere: revoked, so it does not outlive the error.
+      const issued = isRecord(answer.data) ? answer.data.refresh_token : undefined;
+      if (typeof issued === "string" && issued !== "" && issued !== checks.refreshToken) await revokeQuietly(issued);
+      throw error;
+    }
   };
+
+  const revoke = async (refreshToken: string, call?: TokenCallOptions) => {
+    if (typeof refreshToken !== "string" || refreshToken === "") throw new FdxValidationError([{ path: "refreshToken", message: "must be a non-empty string" }]);
+    const { revocation } = await endpoints();
+    if (!revocation) throw new FdxValidationError([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
+    await post(revocation, new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }), [refreshToken], call);
+  };
+  const revokeQuietly = (refreshToken: string) =>
+    revoke(refreshToken).catch(() => {
+      // Best effort: the IdP expires it in time.
+    });
 
   return {
     clientId,
@@ -278,12 +296,11 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     },
 
     async exchangeCode(callbackUrl, checks, call) {
-      const issues: FdxIssue[] = [];
-      for (const key of ["state", "codeVerifier"] as const) {
-        if (typeof checks?.[key] !== "string" || checks[key] === "") issues.push({ path: key, message: "must be a non-empty string" });
-      }
-      if (checks?.nonce !== undefined && (typeof checks.nonce !== "string" || checks.nonce === "")) issues.push({ path: "nonce", message: "must be a non-empty string" });
-      if (issues.length) throw new FdxValidationError(issues);
+      // Without them the callback cannot be tied to this user's authorization: refused like a callback that does not match.
+      const missing = (["state", "codeVerifier", "nonce"] as const).filter((key) =>
+        key === "nonce" ? checks?.nonce !== undefined && (typeof checks.nonce !== "string" || checks.nonce === "") : typeof checks?.[key] !== "string" || checks[key] === "",
+      );
+      if (missing.length) throw new FdxAuthError({ error: "invalid_request", errorDescription: `${missing.join(", ")} must be non-empty strings (from authorizationUrl)` });
       let query: URLSearchParams;
       try {
         query = new URL(callbackUrl).searchParams;
@@ -320,12 +337,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
       return tokenCall(params, [refreshToken], call, { nonce: undefined, previous: call?.previousClaims, refreshToken });
     },
 
-    async revoke(refreshToken, call) {
-      if (typeof refreshToken !== "string" || refreshToken === "") throw new FdxValidationError([{ path: "refreshToken", message: "must be a non-empty string" }]);
-      const { revocation } = await endpoints();
-      if (!revocation) throw new FdxValidationError([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
-      await post(revocation, new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }), [refreshToken], call);
-    },
+    revoke,
   };
 }
 

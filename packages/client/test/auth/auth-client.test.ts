@@ -185,7 +185,9 @@ describe("exchangeCode", () => {
 
   it("requires state and codeVerifier", async () => {
     for (const checks of [{ state: "", codeVerifier: "v" }, { state: "s", codeVerifier: "" }, { state: "s", codeVerifier: "v", nonce: "" }, undefined]) {
-      expect(await rejectionOf(auth.exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))).toBeInstanceOf(FdxValidationError);
+      const error = await rejectionOf(auth.exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never));
+      expect(error).toBeInstanceOf(FdxAuthError);
+      expect(error).toMatchObject({ error: "invalid_request", status: undefined });
     }
     expect(idp.bodies).toHaveLength(0);
   });
@@ -310,6 +312,20 @@ describe("bad input: a typed error, no secret, and no request where none is due"
         expect(e).toMatchObject({ error: "invalid_id_token", errorDescription: expect.stringMatching(description) });
       }));
   }
+  it("revokes the refresh token of an answer it refuses, so it outlives nothing", async () => {
+    const before = idp.revoked.length;
+    await tokenError(idToken(jwt({ ...good, aud: "someone-else" })), (e) => expect(e).toMatchObject({ error: "invalid_id_token" }));
+    expect(idp.revoked.slice(before)).toEqual(["rt-fresh-123456789"]);
+    // A revocation that fails changes nothing of the error.
+    const f = await flow();
+    idp.override = ({ path }, res) => {
+      if (path === "/revoke") return (res.writeHead(500).end(), true);
+      if (path !== "/token") return false;
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id_token: "x.y", refresh_token: "rt-orphan-123456789" }));
+      return true;
+    };
+    expect(await rejectionOf(auth.exchangeCode(f.callback.href, f.req))).toMatchObject({ error: "invalid_id_token" });
+  });
   it("several audiences with azp = our client id pass", async () => {
     const f = await flow();
     idToken(jwt({ ...good, aud: ["other", CLIENT_ID], azp: CLIENT_ID }))();

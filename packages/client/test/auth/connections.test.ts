@@ -113,6 +113,14 @@ describe("complete, get, list, findByConsentId", () => {
     expect(stats().codesExchanged).toBe(before.codesExchanged);
   });
 
+  it("an id token for another client stores nothing", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    idp.extraClaims = { aud: "another-client" };
+    expect(await rejectionOf(connect(connections))).toMatchObject({ error: "invalid_id_token" });
+    expect(await store.get("user-42")).toBeUndefined();
+  });
+
   it("a new authorization replaces an older one with the same id, and revokes the old refresh token", async () => {
     const connections = make(memoryConnectionStore());
     const first = await connect(connections);
