@@ -11,7 +11,7 @@ import {
   type ConnectionStore,
   type ConnectionsOptions,
 } from "../../src/auth/index.js";
-import { FdxAbortError, FdxApiError, FdxConnectionError, FdxTimeoutError, FdxValidationError } from "../../src/index.js";
+import { createClient, FdxAbortError, FdxApiError, FdxConnectionError, FdxTimeoutError, FdxValidationError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
 import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, expectClean, renderings, startIdp, type TestIdp } from "../support/idp.js";
 
@@ -231,6 +231,14 @@ describe("complete, get, list, findByConsentId", () => {
 });
 
 describe("token(id): the hot path", () => {
+  it("is a token function createClient takes, and answers a call made with no context", async () => {
+    const connections = make(memoryConnectionStore());
+    const connection = await connect(connections);
+    const client = createClient({ baseUrl: "https://api.example.com", token: connections.token("user-42") });
+    expect(typeof client.consents.get).toBe("function");
+    expect(await connections.token("user-42")()).toBe(connection.idToken);
+  });
+
   it("reads the store once per cacheTtlMs, not per call", async () => {
     const spy = spyStore();
     const connections = make(spy.store, { cacheTtlMs: 60_000 });
