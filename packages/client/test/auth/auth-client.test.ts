@@ -67,6 +67,10 @@ describe("authorizationUrl", () => {
     expect(idp.stats.discoveries - before).toBe(1);
   });
 
+  it("finds the discovery document under an issuer with a trailing slash", async () => {
+    expect(await make({ issuer: `${idp.url}/` }).issuer()).toBe(ISSUER);
+  });
+
   it("reads discovery again after a failed read", async () => {
     const fresh = make();
     idp.override = ({ path }, res) => (path.startsWith("/.well-known") ? (res.writeHead(503).end(), true) : false);
@@ -78,7 +82,7 @@ describe("authorizationUrl", () => {
   it("takes a scope list and refuses bad input before anything is sent", async () => {
     const a = await auth.authorizationUrl({ connector: "c", scope: ["openid"] });
     expect(new URL(a.url).searchParams.get("scope")).toBe("openid");
-    for (const bad of [{ connector: "" }, { connector: "c", scope: ["a b"] }, { connector: "c", extraParams: { state: "x" } }, { connector: "c", prompt: 1 }, { connector: "c", extraParams: { x: 1 } }]) {
+    for (const bad of [{ connector: "" }, { connector: "c", scope: [""] }, { connector: "c", scope: "openid" }, { connector: "c", loginHint: 2 }, { connector: "c", scope: ["a b"] }, { connector: "c", extraParams: { state: "x" } }, { connector: "c", prompt: 1 }, { connector: "c", extraParams: { x: 1 } }]) {
       expect(await rejectionOf(auth.authorizationUrl(bad as never))).toBeInstanceOf(FdxValidationError);
     }
   });
@@ -100,6 +104,9 @@ describe("createAuthClient options", () => {
     const endpoints = { authorization: "https://a.example/auth", token: "https://a.example/token" };
     expect(() => createAuthClient({ ...base, issuer: "", endpoints })).toThrow(/issuer/);
     expect(() => createAuthClient({ ...base, issuer: "", expectedIssuer: "/x", endpoints })).not.toThrow();
+    for (const host of ["http://127.0.0.1.evil.example", "http://localhost.evil.example", "http://10.0.0.1", "http://[::2]"]) {
+      expect(() => createAuthClient({ ...base, issuer: host })).toThrow(/issuer/);
+    }
     for (const host of ["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1", "https://idp.example.com"]) {
       expect(() => createAuthClient({ ...base, issuer: host })).not.toThrow();
     }
@@ -230,6 +237,9 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     expect(error).toMatchObject({ error: "server_error [redacted]" });
     await expectCleanError(error, secrets);
   });
+  it("error=access_denied without a description", () => callbackError((u) => u.searchParams.set("error", "access_denied"), { error: "access_denied", errorDescription: undefined }));
+  it("two codes", () => callbackError((u) => u.searchParams.append("code", "another"), { error: "invalid_callback" }));
+  it("an empty code", () => callbackError((u) => u.searchParams.set("code", ""), { error: "invalid_callback" }));
   it("an iss (RFC 9207) that is not the issuer", () => callbackError((u) => u.searchParams.set("iss", "https://evil.example"), { error: "invalid_issuer" }));
   it("two iss parameters", () => callbackError((u) => u.searchParams.append("iss", ISSUER), { error: "invalid_issuer" }));
   it("no code", () => callbackError((u) => u.searchParams.delete("code"), { error: "invalid_callback" }));
@@ -294,6 +304,12 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     ["five parts (JWE)", "a.b.c.d.e", /not a JWT/],
     ["a header that is not JSON", `${Buffer.from("{").toString("base64url")}.${Buffer.from("{}").toString("base64url")}.s`, /header/],
     ["alg none", jwt(good, { alg: "none" }), /alg/],
+    ["no alg", jwt(good, {}), /alg/],
+    ["an empty header", `.${Buffer.from(JSON.stringify(good)).toString("base64url")}.s`, /not a JWT/],
+    ["an empty payload", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}..s`, /not a JWT/],
+    ["a part that is base64 but not base64url", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from(JSON.stringify(good)).toString("base64url")}.a+b`, /not a JWT/],
+    ["an exp of 0", jwt({ ...good, exp: 0 }), /exp/],
+    ["an aud list with a number", jwt({ ...good, aud: [CLIENT_ID, 5] }), /aud is missing/],
     ["a payload that is not an object", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from("[1]").toString("base64url")}.s`, /payload/],
     ["a payload that is not UTF-8", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from([0xff, 0xfe]).toString("base64url")}.s`, /payload/],
     ["an aud without our client id", jwt({ ...good, aud: "someone-else" }), /aud does not/],
@@ -325,6 +341,12 @@ describe("bad input: a typed error, no secret, and no request where none is due"
       return true;
     };
     expect(await rejectionOf(auth.exchangeCode(f.callback.href, f.req))).toMatchObject({ error: "invalid_id_token" });
+  });
+  it("one audience with azp = our client id passes, and non-string accounts are dropped", async () => {
+    const f = await flow();
+    idToken(jwt({ ...good, azp: CLIENT_ID, accounts: ["a", 1, null, "b"] }))();
+    const set = await auth.exchangeCode(f.callback.href, { state: f.req.state, codeVerifier: f.req.codeVerifier });
+    expect(set.accounts).toEqual(["a", "b"]);
   });
   it("several audiences with azp = our client id pass", async () => {
     const f = await flow();
@@ -370,6 +392,12 @@ describe("refresh and revoke", () => {
       expect(error).toMatchObject({ error: "invalid_id_token", errorDescription: expect.stringContaining(claim) });
     });
   }
+  it("takes the same audiences in another order", async () => {
+    const first = await connect();
+    idp.extraClaims = { aud: ["x", CLIENT_ID], azp: CLIENT_ID };
+    const second = await auth.refresh(first.refreshToken, { previousClaims: { ...first.claims, aud: [CLIENT_ID, "x"] } });
+    expect(second.claims.aud).toEqual(["x", CLIENT_ID]);
+  });
   it("refuses an empty refresh token", async () => {
     expect(await rejectionOf(auth.refresh(""))).toBeInstanceOf(FdxValidationError);
     expect(await rejectionOf(auth.revoke(""))).toBeInstanceOf(FdxValidationError);

@@ -82,6 +82,7 @@ describe("createConnections options", () => {
     expect(() => createConnections({ auth, store, onStatusChange: 1 as never })).toThrow(/onStatusChange/);
     expect(() => createConnections({ auth: {} as never, store: {} as never })).toThrow(/auth.*store/s);
     expect(() => createConnections(undefined as never)).toThrow(FdxValidationError);
+    expect(() => createConnections({ auth, store, leaseMs: 10, cacheSize: 1, cacheTtlMs: 0, refreshBeforeMs: 0 })).not.toThrow();
     const connections = make(store);
     expect(() => connections.token("")).toThrow(FdxValidationError);
   });

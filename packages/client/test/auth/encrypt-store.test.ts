@@ -143,6 +143,7 @@ describe("encryptConnectionStore", () => {
     refused({ keys: { k1: Buffer.alloc(16, 1).toString("base64") }, current: "k1" }, /keys\.k1/);
     refused({ keys: { k1: Buffer.alloc(33, 1).toString("base64") }, current: "k1" }, /keys\.k1/);
     refused({ keys: { k1: "not base64!!" }, current: "k1" }, /keys\.k1/);
+    refused({ keys: { k1: `${K1.replace(/=+$/, "")}AA` }, current: "k1" }, /keys\.k1/);
     refused({ keys: { k1: 42 }, current: "k1" }, /keys\.k1/);
     refused({ keys: { "k.1": K1 }, current: "k.1" }, /keys\.k\.1/);
     refused({ keys: { k1: K1 }, current: "k2" }, /current/);
