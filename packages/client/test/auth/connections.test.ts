@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import {
   createAuthClient,
   createConnections,
+  encryptConnectionStore,
   FdxAuthError,
   FdxConnectionStoreError,
   FdxReauthorizationRequiredError,
@@ -146,6 +147,31 @@ describe("complete, get, list, findByConsentId", () => {
     const replaced = await connect(connections);
     expect(replaced.version).toBe(3);
     expect((await spy.inner.get("user-42"))!.refreshToken).toBe(replaced.refreshToken);
+  });
+
+  it("a row of another issuer written while the code was exchanged: the new refresh token is revoked, nothing written", async () => {
+    const spy = spyStore();
+    const connections = make(spy.store);
+    spy.beforeWrite = async (id) => {
+      spy.beforeWrite = undefined;
+      await spy.inner.compareAndSet(id, 0, { ...(await connect(make(memoryConnectionStore()), id)), issuer: "/production" });
+    };
+    const revokedBefore = idp.revoked.length;
+    expect(await rejectionOf(connect(connections))).toMatchObject({ reason: "foreign_connection" });
+    expect(idp.revoked.slice(revokedBefore)).toHaveLength(1);
+    expect((await spy.inner.get("user-42"))!.issuer).toBe("/production");
+  });
+
+  it("works on an encrypted store", async () => {
+    const inner = memoryConnectionStore();
+    const store = encryptConnectionStore(inner, { keys: { k1: Buffer.alloc(32, 3).toString("base64") }, current: "k1" });
+    const connections = make(store);
+    const connection = await connect(connections);
+    expect((await inner.get("user-42"))!.refreshToken).toMatch(/^fdxenc\.v1\.k1\./);
+    const fresh = await make(store).token("user-42")({ rejected: connection.idToken, signal: undefined });
+    expect((await store.get("user-42"))!.idToken).toBe(fresh);
+    await connections.revoke("user-42");
+    expect(await inner.get("user-42")).toMatchObject({ status: "revoked", idToken: "", refreshToken: "" });
   });
 
   it("retries a failing store write, then revokes the new refresh token and throws a clean store error", async () => {
@@ -365,6 +391,12 @@ describe("races and leaks", () => {
     const gate = idp.hold();
     const calls = [a, b].flatMap((m) => Array.from({ length: 20 }, () => m.token("user-42")({ rejected: connection.idToken, signal: undefined })));
     await until(() => gate.waiting() === 1);
+    // While the IdP answers, the row carries the lease: a random owner, and until = now + leaseMs on the holder's clock.
+    const leased = (await store.get("user-42"))!;
+    expect(leased.lease!.owner).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(leased.lease!.until).toBeGreaterThan(Date.now() + 20_000);
+    expect(leased.lease!.until).toBeLessThanOrEqual(Date.now() + 30_000);
+    expect(leased).toMatchObject({ version: connection.version + 1, refreshToken: connection.refreshToken, idToken: connection.idToken });
     gate.release();
     const results = await Promise.all(calls);
     expect(new Set(results).size).toBe(1);
