@@ -1,4 +1,5 @@
 import { FdxError } from "../core/errors/FdxError.js";
+import { clip } from "../internal/text.js";
 
 /** What an {@link FdxAuthError} is made of. */
 export interface FdxAuthErrorInit {
@@ -27,7 +28,8 @@ export class FdxAuthError extends FdxError {
   declare readonly status: number | undefined;
 
   constructor(init: FdxAuthErrorInit) {
-    super(init.errorDescription ? `${init.error}: ${init.errorDescription}` : init.error, { cause: init.cause });
+    // An IdP's text can be long or hostile: the message is cut (after redaction, which the callers did), the fields are whole.
+    super(clip(init.errorDescription ? `${init.error}: ${init.errorDescription}` : init.error), { cause: init.cause });
     this.error = init.error;
     this.errorDescription = init.errorDescription;
     this.status = init.status;

@@ -257,6 +257,15 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     return error;
   };
 
+  it("a long error description is cut in the message, whole in the field", async () => {
+    const f = await flow();
+    const long = "d".repeat(1000);
+    idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: long })), true) : false);
+    const error = (await rejectionOf(auth.exchangeCode(f.callback.href, f.req))) as FdxAuthError;
+    expect(error.message).toHaveLength(200);
+    expect(error.message.endsWith("…")).toBe(true);
+    expect(error.errorDescription).toBe(long);
+  });
   it("a reused code", async () => {
     const f = await flow();
     await auth.exchangeCode(f.callback.href, f.req);
