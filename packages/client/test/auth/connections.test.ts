@@ -614,6 +614,26 @@ describe("races and leaks", () => {
     expect(fresh.split(".")).toHaveLength(3);
   });
 
+  it("the token endpoint's timeout stays under half the lease", async () => {
+    const seen: (number | undefined)[] = [];
+    const recording: AuthClient = {
+      ...auth,
+      refresh: (refreshToken, options) => {
+        seen.push(options?.timeoutMs);
+        return auth.refresh(refreshToken, options);
+      },
+    };
+    for (const leaseMs of [30_000, 11]) {
+      const store = memoryConnectionStore();
+      await connect(make(store));
+      // With 11 ms the call may well time out: only the timeout it was given matters here.
+      await createConnections({ auth: recording, store, refreshBeforeMs: 0, leaseMs })
+        .refresh("user-42")
+        .catch(() => undefined);
+    }
+    expect(seen).toEqual([14_999, 5]);
+  });
+
   it("a failed proactive refresh returns the still-valid token and waits 30 s before trying again", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
     idp.idTokenTtlS = 200;
