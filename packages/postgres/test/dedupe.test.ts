@@ -96,6 +96,21 @@ describe.each([
   });
 });
 
+describe.skipIf(!pool)("postgresDedupe on a real PostgreSQL server", () => {
+  it("creates its table once when 5 receivers start at once (5 rounds)", async () => {
+    for (let round = 0; round < 5; round++) {
+      const table = uniqueTable();
+      const pools = Array.from({ length: 5 }, () => new pg.Pool({ connectionString: postgresUrl, max: 1 }));
+      try {
+        const results = await Promise.all(pools.map((p) => postgresDedupe(p, { table }).claim("n-1", DAY)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    }
+  });
+});
+
 describe("postgresDedupe", () => {
   it("exports its table SQL, and works on a table a migration made", async () => {
     const table = uniqueTable();
