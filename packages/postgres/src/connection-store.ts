@@ -1,6 +1,6 @@
 import { FdxValidationError } from "@fdxkit/client";
 import { FdxPostgresError } from "./errors.js";
-import { baseName, checkKey, createIfMissing, guarded, quoteTable, type Queryable } from "./sql.js";
+import { baseName, checkKey, createIfMissing, guarded, quoteTable, unstorable, type Queryable } from "./sql.js";
 import type { Connection, ConnectionStatus, ConnectionStore } from "./types.js";
 
 /** Options of {@link postgresConnectionStore}. */
@@ -98,18 +98,18 @@ function checkConnection(id: string, expectedVersion: number, next: Connection):
   if (!STATUSES.includes(next.status)) bad("status", `must be one of ${STATUSES.join(", ")}`);
   for (const field of ["idToken", "refreshToken", "subject", "issuer", "clientId"] as const) {
     if (typeof next[field] !== "string") bad(field, "must be a string");
-    else if (next[field].includes("\0")) bad(field, "holds a NUL character");
+    else if (unstorable(next[field])) bad(field, unstorable(next[field])!);
   }
   for (const field of ["connector", "consentId"] as const) {
     if (!isOptionalString(next[field])) bad(field, "must be a string or undefined");
-    else if (next[field]?.includes("\0")) bad(field, "holds a NUL character");
+    else if (typeof next[field] === "string" && unstorable(next[field])) bad(field, unstorable(next[field])!);
   }
   for (const field of ["expiresAt", "createdAt", "updatedAt"] as const) if (!isInteger(next[field])) bad(field, "must be an integer (epoch ms)");
-  if (!Array.isArray(next.accounts) || !next.accounts.every((a) => typeof a === "string" && !a.includes("\0"))) {
-    bad("accounts", "must be an array of strings without NUL");
+  if (!Array.isArray(next.accounts) || !next.accounts.every((a) => typeof a === "string" && !unstorable(a))) {
+    bad("accounts", "must be an array of strings PostgreSQL can store (no NUL, no lone surrogate)");
   }
   if (next.lease !== undefined && next.lease !== null) {
-    if (typeof next.lease.owner !== "string" || next.lease.owner.includes("\0")) bad("lease.owner", "must be a string without NUL");
+    if (typeof next.lease.owner !== "string" || unstorable(next.lease.owner)) bad("lease.owner", "must be a string PostgreSQL can store");
     if (!isInteger(next.lease.until)) bad("lease.until", "must be an integer (epoch ms)");
   }
   if (issues.length) throw new FdxValidationError(issues);

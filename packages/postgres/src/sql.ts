@@ -73,10 +73,24 @@ export async function guarded<T>(operation: PostgresOperation, table: string, co
   }
 }
 
-/** An id or other key as a query parameter: a string PostgreSQL can store (no NUL). Checked before any statement is sent. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why PostgreSQL text would not store `value` as it is, or undefined. A NUL
+ * is refused by the server; a lone UTF-16 surrogate is turned into U+FFFD by
+ * the driver's UTF-8 encoding, so two different ids would meet in one row.
+ */
+export function unstorable(value: string): string | undefined {
+  if (value.includes("\0")) return "holds a NUL character, which PostgreSQL text cannot store";
+  if (LONE_SURROGATE.test(value)) return "holds a lone UTF-16 surrogate, which UTF-8 text cannot store as it is";
+  return undefined;
+}
+
+/** An id or other key as a query parameter: a string PostgreSQL stores as it is. Checked before any statement is sent. */
 export function checkKey(value: unknown, path: string): string {
   if (typeof value !== "string") throw new FdxValidationError([{ path, message: "must be a string" }]);
   // Not echoed: an id may be anything the app was given.
-  if (value.includes("\0")) throw new FdxValidationError([{ path, message: "holds a NUL character, which PostgreSQL text cannot store" }]);
+  const why = unstorable(value);
+  if (why !== undefined) throw new FdxValidationError([{ path, message: why }]);
   return value;
 }

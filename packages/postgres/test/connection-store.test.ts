@@ -131,9 +131,25 @@ describe("postgresConnectionStore", () => {
     await expect(store.compareAndSet("a\0b", 0, connection("a\0b"))).rejects.toBeInstanceOf(FdxValidationError);
     const error = await rejection(store.compareAndSet("a", 0, connection("a", { refreshToken: "refresh-secret\0tail" })));
     expect(error).toBeInstanceOf(FdxValidationError);
-    expect((error as FdxValidationError).issues).toEqual([{ path: "next.refreshToken", message: "holds a NUL character" }]);
+    expect((error as FdxValidationError).issues).toEqual([
+      { path: "next.refreshToken", message: "holds a NUL character, which PostgreSQL text cannot store" },
+    ]);
     expectNoSecrets(error, ["refresh-secret"]);
     expect(calls).toEqual([]);
+  });
+
+  it("refuses an id with a lone surrogate, which UTF-8 would turn into another user's id", async () => {
+    const store = postgresConnectionStore(lite, { table: uniqueTable() });
+    // "a\uD800" would reach PostgreSQL as "a\uFFFD": the two must not meet in one row.
+    await store.compareAndSet("a\uFFFD", 0, connection("a\uFFFD"));
+    for (const id of ["a\uD800", "\uDC00b", "x\uDBFF\uDBFF"]) {
+      await expect(store.get(id)).rejects.toBeInstanceOf(FdxValidationError);
+      await expect(store.compareAndSet(id, 0, connection(id))).rejects.toBeInstanceOf(FdxValidationError);
+    }
+    const error = await rejection(store.compareAndSet("b", 0, connection("b", { accounts: ["ok", "bad\uD83D"] })));
+    expect((error as FdxValidationError).issues.map((i) => i.path)).toEqual(["next.accounts"]);
+    expect(await store.get("a\uD83D\uDE42")).toBeUndefined();
+    expect((await store.get("a\uFFFD"))?.id).toBe("a\uFFFD");
   });
 
   it("refuses a write whose version, id or fields do not fit the contract", async () => {

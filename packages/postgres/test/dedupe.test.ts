@@ -131,6 +131,8 @@ describe("postgresDedupe", () => {
       await expect(dedupe.claim("n", ttl)).rejects.toBeInstanceOf(FdxValidationError);
     }
     await expect(dedupe.claim("n\0", DAY)).rejects.toBeInstanceOf(FdxValidationError);
+    // Would be claimed as "n\uFFFD", another notification's id.
+    await expect(dedupe.claim("n\uD800", DAY)).rejects.toBeInstanceOf(FdxValidationError);
     await expect(dedupe.release(5 as unknown as string)).rejects.toBeInstanceOf(FdxValidationError);
     expect(sent).toEqual([]);
     expect(() => postgresDedupe({} as Queryable)).toThrow(FdxValidationError);
