@@ -57,6 +57,9 @@ export function connectionsTableSql(table = "fdxkit_connections"): string {
   return `${connectionsTableStatements(table).join(";\n\n")};\n`;
 }
 
+// Times are epoch milliseconds in double precision, which holds every finite
+// JS number exactly: an id token's `exp` may have a fraction (RFC 7519
+// NumericDate), and a store must give back what it was given.
 function connectionsTableStatements(table: string): string[] {
   const quoted = quoteTable(table, "table");
   return [
@@ -66,23 +69,24 @@ function connectionsTableStatements(table: string): string[] {
   status        text NOT NULL,
   id_token      text NOT NULL,
   refresh_token text NOT NULL,
-  expires_at    bigint NOT NULL,
+  expires_at    double precision NOT NULL,
   accounts      jsonb NOT NULL,
   subject       text NOT NULL,
   connector     text,
   consent_id    text,
   issuer        text NOT NULL,
   client_id     text NOT NULL,
-  created_at    bigint NOT NULL,
-  updated_at    bigint NOT NULL,
+  created_at    double precision NOT NULL,
+  updated_at    double precision NOT NULL,
   lease_owner   text,
-  lease_until   bigint
+  lease_until   double precision
 )`,
     `CREATE INDEX IF NOT EXISTS "${baseName(table)}_consent_id_idx" ON ${quoted} (consent_id)`,
   ];
 }
 
 const isInteger = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n);
+const isTime = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
 const isOptionalString = (s: unknown): boolean => s === undefined || s === null || typeof s === "string";
 
 /** Checks a connection before it is written; names the fields that are wrong, never their values. */
@@ -104,13 +108,13 @@ function checkConnection(id: string, expectedVersion: number, next: Connection):
     if (!isOptionalString(next[field])) bad(field, "must be a string or undefined");
     else if (typeof next[field] === "string" && unstorable(next[field])) bad(field, unstorable(next[field])!);
   }
-  for (const field of ["expiresAt", "createdAt", "updatedAt"] as const) if (!isInteger(next[field])) bad(field, "must be an integer (epoch ms)");
+  for (const field of ["expiresAt", "createdAt", "updatedAt"] as const) if (!isTime(next[field])) bad(field, "must be a finite number (epoch ms)");
   if (!Array.isArray(next.accounts) || !next.accounts.every((a) => typeof a === "string" && !unstorable(a))) {
     bad("accounts", "must be an array of strings PostgreSQL can store (no NUL, no lone surrogate)");
   }
   if (next.lease !== undefined && next.lease !== null) {
     if (typeof next.lease.owner !== "string" || unstorable(next.lease.owner)) bad("lease.owner", "must be a string PostgreSQL can store");
-    if (!isInteger(next.lease.until)) bad("lease.until", "must be an integer (epoch ms)");
+    if (!isTime(next.lease.until)) bad("lease.until", "must be a finite number (epoch ms)");
   }
   if (issues.length) throw new FdxValidationError(issues);
 }
@@ -137,8 +141,8 @@ function parameters(next: Connection): unknown[] {
 }
 
 /**
- * A row as read, back to a `Connection`. int8 columns arrive as strings
- * (node-postgres), numbers (PGlite) or bigints, so each is converted and
+ * A row as read, back to a `Connection`. The int8 version arrives as a
+ * string (node-postgres), a number (PGlite) or a bigint, so each is converted and
  * checked; a row this store could not have written (a table someone altered
  * or filled by hand) is an error, not a connection with holes.
  */
@@ -160,6 +164,12 @@ function toConnection(row: unknown, table: string, operation: "get" | "list" | "
     if (!isInteger(n)) throw broken(column);
     return n;
   };
+  const time = (column: string): number => {
+    const value = r[column];
+    const n = typeof value === "string" && /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value) ? Number(value) : value;
+    if (!isTime(n)) throw broken(column);
+    return n;
+  };
   const status = text("status") as ConnectionStatus;
   if (!STATUSES.includes(status)) throw broken("status");
   let accounts: unknown;
@@ -174,19 +184,19 @@ function toConnection(row: unknown, table: string, operation: "get" | "list" | "
     status,
     idToken: text("id_token"),
     refreshToken: text("refresh_token"),
-    expiresAt: integer("expires_at"),
+    expiresAt: time("expires_at"),
     accounts,
     subject: text("subject"),
     connector: optionalText("connector"),
     consentId: optionalText("consent_id"),
     issuer: text("issuer"),
     clientId: text("client_id"),
-    createdAt: integer("created_at"),
-    updatedAt: integer("updated_at"),
+    createdAt: time("created_at"),
+    updatedAt: time("updated_at"),
     version: integer("version"),
   };
   const owner = optionalText("lease_owner");
-  if (owner !== undefined) connection.lease = { owner, until: integer("lease_until") };
+  if (owner !== undefined) connection.lease = { owner, until: time("lease_until") };
   return connection;
 }
 

@@ -165,7 +165,9 @@ export function describeConnectionStore(name: string, makeStore: () => Promise<C
         subject: "sub with 'quotes' and ユニコード",
         expiresAt: Number.MAX_SAFE_INTEGER,
         createdAt: 0,
-        updatedAt: 1,
+        // A JWT's exp may have a fraction of a second (RFC 7519 NumericDate).
+        updatedAt: 1_700_000_000_123.457,
+        lease: { owner: "o", until: -1.5e-7 },
       });
       await store.compareAndSet("a", 0, odd);
       expect(await store.get("a")).toEqual(odd);

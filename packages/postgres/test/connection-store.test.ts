@@ -1,5 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { FdxError, FdxValidationError } from "@fdxkit/client";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +45,11 @@ describe("connectionsTableSql", () => {
     expect(sql).toContain('CREATE TABLE IF NOT EXISTS "fdxkit_connections" (');
     expect(sql).toContain('CREATE INDEX IF NOT EXISTS "fdxkit_connections_consent_id_idx" ON "fdxkit_connections" (consent_id)');
     expect(connectionsTableSql("app.Connections")).toContain('CREATE TABLE IF NOT EXISTS "app"."Connections" (');
+  });
+
+  it("is what the README shows", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    expect(readme).toContain(`\`\`\`sql\n${connectionsTableSql()}\`\`\``);
   });
 
   it("is enough for a store that does not create its table (a migration ran it)", async () => {
@@ -165,7 +171,7 @@ describe("postgresConnectionStore", () => {
       [0, connection("a", { expiresAt: Number.NaN }), "next.expiresAt"],
       [0, connection("a", { connector: 5 as unknown as string }), "next.connector"],
       [0, connection("a", { idToken: undefined as unknown as string }), "next.idToken"],
-      [0, connection("a", { lease: { owner: "o", until: 1.5 } }), "next.lease.until"],
+      [0, connection("a", { lease: { owner: "o", until: Number.POSITIVE_INFINITY } }), "next.lease.until"],
     ];
     for (const [expected, next, path] of cases) {
       const error = await rejection(store.compareAndSet("a", expected, next as never));
