@@ -2,7 +2,10 @@
 // PGlite and a real PostgreSQL server (node-postgres Pool).
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { afterAll } from "vitest";
+import { afterAll, expectTypeOf, it } from "vitest";
+// The client's own declaration of the contract (its ./auth entry re-exports it once that lands).
+import type { Connection as ClientConnection, ConnectionStore as ClientConnectionStore } from "../../client/src/auth/types.js";
+import type { Connection, PostgresConnectionStore } from "../src/index.js";
 import { postgresConnectionStore } from "../src/index.js";
 import { describeConnectionStore } from "./conformance.js";
 import { postgresUrl, uniqueTable } from "./support.js";
@@ -20,3 +23,8 @@ describeConnectionStore("PGlite", async () => {
 });
 
 describeConnectionStore("PostgreSQL server (pg Pool)", async () => postgresConnectionStore(pool!, { table: uniqueTable() }), { skip: !pool });
+
+it("is a ConnectionStore as @fdxkit/client declares it (the package's copy of the types has not drifted)", () => {
+  expectTypeOf<PostgresConnectionStore>().toMatchTypeOf<ClientConnectionStore>();
+  expectTypeOf<Connection>().toEqualTypeOf<ClientConnection>();
+});
