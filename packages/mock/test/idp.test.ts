@@ -159,7 +159,7 @@ describe("deny, and requests that cannot go back to the app", () => {
   });
 
   it("shows a 400 error page, and no redirect, for an unknown client_id or an unregistered redirect_uri", async () => {
-    const cases = [
+    const cases: Record<string, string | null>[] = [
       { client_id: "someone-else" },
       { client_id: null },
       { redirect_uri: "https://evil.example/callback" },
