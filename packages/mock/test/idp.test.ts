@@ -190,7 +190,7 @@ describe("deny, and requests that cannot go back to the app", () => {
       [{ code_challenge_method: "plain" }, "invalid_request"],
       [{ code_challenge: "short" }, "invalid_request"],
       [{ code_challenge: null }, "invalid_request"],
-      [{ connector: "mikomo" }, "invalid_request"],
+      [{ connector: "" }, "invalid_request"],
     ];
     for (const [params, error] of cases) {
       const request = authorizationRequest(ctx.mock, params);
@@ -204,6 +204,12 @@ describe("deny, and requests that cannot go back to the app", () => {
     expect(new URL(repeated.headers.get("Location") as string).searchParams.get("error_description")).toBe("The nonce parameter is repeated");
     const twoClients = await fetch(`${authorizationRequest(ctx.mock).url}&client_id=x`, { redirect: "manual" });
     expect(twoClients.status).toBe(400);
+  });
+
+  it("takes any connector and names it in the id token", async () => {
+    const request = authorizationRequest(ctx.mock, { connector: "mikomo" });
+    const tokens = await exchange(ctx.mock, await approveInBrowser(request), request);
+    expect(claimsOf(tokens.id_token).connectorId).toBe("mikomo");
   });
 
   it("accepts a request without PKCE or nonce (then the id token has no nonce)", async () => {
