@@ -211,6 +211,9 @@ export const SEED_DATA = deepFreeze({
   statements: buildStatements(),
 });
 
+/** What each seeded account is ("Everyday Checking", …), for the consent page. */
+export const ACCOUNT_PRODUCTS: ReadonlyMap<string, string> = new Map(ACCOUNTS.map(({ accountId, product }) => [accountId, product]));
+
 /** The parties of every consent grant (the seeded ones and those the identity provider creates). */
 export const CONSENT_PARTIES = SEED_DATA.consents[0]?.parties ?? [];
 

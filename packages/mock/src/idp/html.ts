@@ -27,6 +27,7 @@ button.secondary{background:#fff;color:#1d4ed8}
 .error{color:#b91c1c;background:#fef2f2;border:1px solid #fecaca;border-radius:6px;padding:.5rem .75rem}
 .hint{color:#4b5563;font-size:.875rem;margin-top:1.5rem}
 code{font-size:.875em}
+.account{color:#4b5563;font-size:.875em;margin-left:.25rem}
 `;
 
 /** Headers of every page: HTML, never cached, not framed, no script at all, no referrer to the app. */
@@ -105,13 +106,20 @@ ${hiddenFields(context.fields)}
   );
 }
 
-/** Step 2: tick the accounts to share, then Approve or Deny. */
-export function consentPage(context: PageContext, username: string, accounts: readonly string[], error?: string): Response {
+/** Step 2: tick the accounts to share (each with its product name, when known), then Approve or Deny. */
+export function consentPage(
+  context: PageContext,
+  username: string,
+  accounts: readonly string[],
+  products: ReadonlyMap<string, string>,
+  error?: string,
+): Response {
   const boxes = accounts
-    .map(
-      (account, index) =>
-        `<label for="account-${index}"><input type="checkbox" id="account-${index}" name="accounts" value="${escapeHtml(account)}" checked> ${escapeHtml(account)}</label>`,
-    )
+    .map((account, index) => {
+      const product = products.get(account);
+      const label = product === undefined ? escapeHtml(account) : `${escapeHtml(product)} <span class="account">${escapeHtml(account)}</span>`;
+      return `<label for="account-${index}"><input type="checkbox" id="account-${index}" name="accounts" value="${escapeHtml(account)}" checked> ${label}</label>`;
+    })
     .join("\n");
   return page(
     error === undefined ? 200 : 400,

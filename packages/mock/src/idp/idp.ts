@@ -7,7 +7,7 @@
 import { MAX_BODY_BYTES, readLimitedBody } from "../body.js";
 import { customerNotAuthorized, json, payloadTooLarge, unauthorized } from "../errors.js";
 import { consentNotification } from "../routes/test-event.js";
-import { CONSENT_PARTIES, SEED_DATA, type SandboxUser } from "../seed.js";
+import { ACCOUNT_PRODUCTS, CONSENT_PARTIES, SEED_DATA, type SandboxUser } from "../seed.js";
 import type { AppState } from "../state.js";
 import type { ConsentGrant } from "../types.js";
 import { consentPage, errorPage, readError, readHiddenFields, signInPage, type PageContext } from "./html.js";
@@ -319,16 +319,16 @@ export class SandboxIdp {
       const user = this.#config.users.find((u) => u.username === form.get("username") && u.password === form.get("password"));
       if (!user) return signInPage(request.page, this.#config.users, form.get("username") ?? undefined, "Wrong username or password.");
       const ticket = await this.#ticket(user.username, Date.now() + SIGN_IN_TTL_MS, request);
-      return consentPage({ ...request.page, fields: { ...request.page.fields, ticket } }, user.username, user.accounts);
+      return consentPage({ ...request.page, fields: { ...request.page.fields, ticket } }, user.username, user.accounts, ACCOUNT_PRODUCTS);
     }
     if (action === "approve") {
       const user = await this.#ticketUser(form.get("ticket") ?? "", request);
       if (!user) return signInPage(request.page, this.#config.users, request.loginHint, "Your sign-in expired. Please sign in again.");
       const accounts = [...new Set(form.getAll("accounts"))];
       const page = { ...request.page, fields: { ...request.page.fields, ticket: form.get("ticket") as string } };
-      if (accounts.length === 0) return consentPage(page, user.username, user.accounts, "Tick at least one account, or press Deny.");
+      if (accounts.length === 0) return consentPage(page, user.username, user.accounts, ACCOUNT_PRODUCTS, "Tick at least one account, or press Deny.");
       const foreign = accounts.find((account) => !user.accounts.includes(account));
-      if (foreign !== undefined) return consentPage(page, user.username, user.accounts, `${foreign} is not one of your accounts.`);
+      if (foreign !== undefined) return consentPage(page, user.username, user.accounts, ACCOUNT_PRODUCTS, `${foreign} is not one of your accounts.`);
       const code = this.#approve(request, user, accounts);
       return this.#redirect(request.redirectUri, { code, state: request.state });
     }
