@@ -39,7 +39,8 @@ const PAGE_HEADERS = {
   "Referrer-Policy": "no-referrer",
 };
 
-function page(status: number, title: string, body: string): Response {
+/** A page: `title` names it in the tab, `heading` on the page (kept apart so a button's label appears once in the body). */
+function page(status: number, title: string, heading: string, body: string): Response {
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -50,7 +51,7 @@ function page(status: number, title: string, body: string): Response {
 </head>
 <body>
 <main>
-<h1>${escapeHtml(title)}</h1>
+<h1>${escapeHtml(heading)}</h1>
 ${body}
 </main>
 </body>
@@ -89,7 +90,8 @@ export function signInPage(
   const hint = users.map((u) => `<code>${escapeHtml(u.username)}</code> / <code>${escapeHtml(u.password)}</code>`).join(", ");
   return page(
     error === undefined ? 200 : 400,
-    "Sign in to fdxkit Sandbox Bank",
+    "Sign in",
+    "fdxkit Sandbox Bank",
     `<p><strong>${escapeHtml(context.clientId)}</strong> asks to read your account statements.</p>
 ${errorLine(error)}<form method="post" action="${escapeHtml(context.action)}">
 ${hiddenFields(context.fields)}
@@ -124,6 +126,7 @@ export function consentPage(
   return page(
     error === undefined ? 200 : 400,
     "Share your accounts",
+    "Share your accounts",
     `<p>Signed in as <strong>${escapeHtml(username)}</strong>.</p>
 <p><strong>${escapeHtml(context.clientId)}</strong> will be able to read the statements of the accounts you tick, until you revoke its access.</p>
 ${errorLine(error)}<form method="post" action="${escapeHtml(context.action)}">
@@ -142,7 +145,7 @@ ${boxes}
 
 /** A request the IdP cannot send back to the app (unknown client, unregistered redirect URI): an error page, no redirect. */
 export function errorPage(status: number, message: string): Response {
-  return page(status, "This request cannot be completed", `${errorLine(message)}<p>Nothing was shared. Go back to the app and try again.</p>`);
+  return page(status, "Error", "This request cannot be completed", `${errorLine(message)}<p>Nothing was shared. Go back to the app and try again.</p>`);
 }
 
 const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
