@@ -1,6 +1,6 @@
 // The sandbox IdP's authorization pages over real HTTP, driven as a browser
 // with JavaScript off drives them: GET the page, read its form, POST it.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_REDIRECT_URIS, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, startMockServer } from "../src/index.js";
 import { useMockServer } from "./helpers.js";
 import { approveInBrowser, authorizationRequest, CALLBACK, claimsOf, exchange, post, readForm, submit } from "./idp-helpers.js";
@@ -32,6 +32,8 @@ describe("the IdP's origin and discovery", () => {
     const wrong = await fetch(`${ctx.mock.idpUrl}/token`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("Allow")).toBe("POST, OPTIONS");
+    // A method named like an Object.prototype member is just another unknown method.
+    expect((await ctx.mock.app.fetch(new Request(`${ctx.mock.idpUrl}/token`, { method: "constructor" }))).status).toBe(405);
     // The API's paths are not served on the IdP's origin, nor the IdP's on the API's.
     expect((await fetch(`${ctx.mock.idpUrl}/consents/v1/consent-active-1`)).status).toBe(404);
     expect((await fetch(`${ctx.mock.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
@@ -137,6 +139,16 @@ describe("sign in, tick accounts, approve", () => {
     // The same ticket with another state: bound to the request it was made for.
     const other = await submit(request.url, consent.replace(/name="state" value="[^"]*"/, 'name="state" value="another"'), {}, "approve");
     expect(other.status).toBe(400);
+    // The sign-in holds for 10 minutes.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 10 * 60 * 1000 + 1000);
+      const late = await submit(request.url, consent, {}, "approve");
+      expect(late.status).toBe(400);
+      expect(await late.text()).toContain("Your sign-in expired");
+    } finally {
+      vi.useRealTimers();
+    }
     const unknownAction = await submit(request.url, signIn, {}, "dance");
     expect(unknownAction.status).toBe(400);
     expect(await unknownAction.text()).toContain("Please sign in, or press Deny.");

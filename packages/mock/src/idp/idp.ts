@@ -199,7 +199,8 @@ export class SandboxIdp {
     };
     const methods = endpoints[path];
     if (!methods) return json(404, { error: "not_found", error_description: `No IdP endpoint at ${path}` });
-    const handler = methods[request.method];
+    // Own keys only: a method named like an Object.prototype member is no handler.
+    const handler = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
     if (!handler) {
       const allow = [...Object.keys(methods), "OPTIONS"].join(", ");
       return oauthError(405, "invalid_request", `Method ${request.method} is not allowed here`, { Allow: allow });
