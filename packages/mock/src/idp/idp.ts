@@ -516,8 +516,8 @@ export class SandboxIdp {
     if (grant) {
       this.#refreshTokens.delete(token);
       grant.refreshToken = undefined;
-      const consent = this.#state.consents.get(grant.consentId);
-      if (consent) consent.status = "REVOKED";
+      // A grant and its consent are kept and dropped together.
+      (this.#state.consents.get(grant.consentId) as ConsentGrant).status = "REVOKED";
     }
     this.#stats.revocations++;
     return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
