@@ -10,6 +10,7 @@
 export { parseNotification } from "./parse.js";
 export { isConsentNotification, isMaintenanceNotification } from "./guards.js";
 export { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from "./handler.js";
+export { memoryDedupe, type DedupeStore, type MemoryDedupeOptions } from "./dedupe.js";
 export type {
   ConsentNotificationEvent,
   CustomField,
