@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:https";
-import type { PeerCertificate, SecureContextOptions, TLSSocket } from "node:tls";
+import type { Certificate, PeerCertificate, SecureContextOptions, TLSSocket } from "node:tls";
 import { FdxError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { normalizeFingerprint } from "../webhooks/fingerprint.js";
 import { toNodeListener, type FetchHandler, type NodeListenerOptions } from "./listener.js";
 
 /** The receiver's own certificate and the CA its senders' certificates must chain to. */
@@ -42,9 +43,9 @@ export interface WebhookServerOptions {
 /** The client certificate a request arrived with, verified by {@link createWebhookServer}. */
 export interface WebhookPeerCertificate {
   /** The certificate's subject, as Node gives it (`{ CN: "fdx-webhooks", O: "…" }`). */
-  subject: Record<string, string | string[]>;
+  subject: Certificate;
   /** The issuer's name, in the same form. */
-  issuer: Record<string, string | string[]>;
+  issuer: Certificate;
   /** SHA-256 fingerprint, colon-separated upper-case hex (`"AB:CD:…"`), as pinned. */
   fingerprint256: string;
   /** Serial number, hex. */
@@ -179,13 +180,6 @@ export function getPeerCertificate(request: Request): WebhookPeerCertificate | u
   return requestPeers.get(request);
 }
 
-/** Upper-case hex without separators, or `undefined` if it is not 32 bytes of hex. */
-function normalizeFingerprint(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
-  const hex = value.replace(/:/g, "").toUpperCase();
-  return /^[0-9A-F]{64}$/.test(hex) ? hex : undefined;
-}
-
 /** The peer's certificate, or why the connection is refused. */
 function checkPeer(socket: TLSSocket, pinned: Set<string> | undefined): WebhookPeerCertificate | string {
   // With requestCert and rejectUnauthorized OpenSSL has already refused an
@@ -193,7 +187,7 @@ function checkPeer(socket: TLSSocket, pinned: Set<string> | undefined): WebhookP
   if (!socket.authorized) return String(socket.authorizationError ?? "not authorized");
   const cert: PeerCertificate | undefined = socket.getPeerCertificate();
   if (!cert?.fingerprint256) return "no certificate";
-  if (pinned && !pinned.has(cert.fingerprint256.replace(/:/g, "").toUpperCase())) return "fingerprint not pinned";
+  if (pinned && !pinned.has(normalizeFingerprint(cert.fingerprint256)!)) return "fingerprint not pinned";
   return {
     subject: { ...cert.subject },
     issuer: { ...cert.issuer },

@@ -177,7 +177,7 @@ describe("createWebhookHandler with dedupe", () => {
     expect(claim).not.toHaveBeenCalled();
   });
 
-  it.each([{}, { claim: async () => true }, { claim: () => true, release: "no" }, null])("refuses dedupe %o", (dedupe) => {
+  it.each<unknown>([{}, { claim: async () => true }, { claim: () => true, release: "no" }, null])("refuses dedupe %o", (dedupe) => {
     expect(() => createWebhookHandler({ onNotification: () => {}, dedupe: dedupe as unknown as DedupeStore })).toThrow(
       expect.objectContaining({ issues: [{ path: "dedupe", message: "must have claim and release functions" }] }),
     );
