@@ -184,7 +184,7 @@ export function getPeerCertificate(request: Request): WebhookPeerCertificate | u
 function checkPeer(socket: TLSSocket, pinned: Set<string> | undefined): WebhookPeerCertificate | string {
   // With requestCert and rejectUnauthorized OpenSSL has already refused an
   // unverified or expired chain; checked again so nothing unverified slips through.
-  if (!socket.authorized) return String(socket.authorizationError ?? "not authorized");
+  if (!socket.authorized) return (socket.authorizationError as Error | undefined)?.message ?? "not authorized";
   const cert: PeerCertificate | undefined = socket.getPeerCertificate();
   if (!cert?.fingerprint256) return "no certificate";
   if (pinned && !pinned.has(normalizeFingerprint(cert.fingerprint256)!)) return "fingerprint not pinned";

@@ -1,5 +1,5 @@
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import { Socket, type AddressInfo } from "node:net";
 import tls from "node:tls";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FdxError, FdxValidationError } from "../../src/core/errors/index.js";
@@ -146,6 +146,18 @@ describe("createWebhookServer", () => {
     receiver.server.emit("request", { socket }, {});
     expect(destroyed).toBe(true);
     expect(receiver.calls).toHaveLength(0);
+  });
+
+  it.each([
+    ["unverified", { authorized: false, authorizationError: new Error("UNABLE_TO_VERIFY_LEAF_SIGNATURE") }, "UNABLE_TO_VERIFY_LEAF_SIGNATURE"],
+    ["without a certificate", { authorized: true, getPeerCertificate: () => ({}) }, "no certificate"],
+  ])("closes a socket that reports itself %s, whatever let it through", async (_, fields, reason) => {
+    const receiver = await startReceiver();
+    // An unconnected socket posing as a TLS socket that got through the handshake.
+    const socket = Object.assign(new Socket(), fields);
+    receiver.server.emit("secureConnection", socket);
+    expect(socket.destroyed).toBe(true);
+    expect(receiver.refusals.map((e) => e.message)).toEqual([`Client certificate refused: ${reason}`]);
   });
 
   it.each([
