@@ -146,6 +146,8 @@ export function createWebhookServer(options: WebhookServerOptions): Server {
       server.emit("tlsClientError", new FdxError(`Client certificate refused: ${refusal}`), socket);
       return;
     }
+    // A TLS 1.2 renegotiation could bring another certificate after this check.
+    socket.disableRenegotiation();
     socketPeers.set(socket, refusal);
   });
 

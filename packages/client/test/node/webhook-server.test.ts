@@ -112,6 +112,22 @@ describe("createWebhookServer", () => {
     expect(receiver.calls.map((c) => c.peer?.fingerprint256)).toEqual([certs.client.fingerprint256]);
   });
 
+  it("refuses a TLS 1.2 renegotiation, which could bring another certificate after the pin was checked", async () => {
+    const receiver = await startReceiver({ clientCertificates: { fingerprints: [certs.client.fingerprint256] } });
+    const socket = tls.connect({ host: "127.0.0.1", port: receiver.port, ca: certs.ca.cert, key: certs.client.key, cert: certs.client.cert, maxVersion: "TLSv1.2" });
+    socket.on("error", () => {});
+    await new Promise((resolve) => socket.once("secureConnect", resolve));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    socket.renegotiate({ rejectUnauthorized: true }, () => {});
+    const body = JSON.stringify(consentNotification);
+    socket.write(`POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await closed;
+    expect(answer).toBe("");
+    expect(receiver.calls).toHaveLength(0);
+  });
+
   it("answers 408 and closes the connection when the body stalls past bodyTimeoutMs", async () => {
     const receiver = await startReceiver({ bodyTimeoutMs: 200 });
     const socket = tls.connect({ host: "127.0.0.1", port: receiver.port, ca: certs.ca.cert, key: certs.client.key, cert: certs.client.cert });
