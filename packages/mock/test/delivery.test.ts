@@ -63,7 +63,8 @@ describe("DeliveryQueue", () => {
       globalThis.setTimeout = realSetTimeout;
     }
     // Each attempt also arms its 10 s limit (cleared when the answer comes first, as here).
-    expect(waits.filter((ms) => ms !== 10_000)).toEqual([1000, 5000, 25000]);
+    // Only the queue's own waits are looked at, should anything else set a timer meanwhile.
+    expect(waits.filter((ms) => ms >= 1000 && ms !== 10_000)).toEqual([1000, 5000, 25000]);
     expect(waits.filter((ms) => ms === 10_000)).toHaveLength(4);
   });
 
