@@ -207,6 +207,16 @@ export function toMarkdown(results) {
       table(["runtime", "bare `request.json()`", "**createWebhookHandler**", "handler vs bare"], w.runtimes.map((r) => [r.version ?? r.runtime, r.error ? "—" : `${r.bareRps} req/s`, r.error ? `did not run: ${r.error}` : `${r.sdkRps} req/s`, r.error ? "—" : x(r.ratio)])),
     );
   }
+  if (results.webhooksTls) {
+    const w = results.webhooksTls;
+    out.push("", "## Webhook receive throughput, mutual TLS vs plain TLS", "");
+    out.push(
+      `The same \`createWebhookHandler\` in one Node ${w.node} process, over plain TLS (\`node:https\` with \`toNodeListener\`, no client certificate) and over mutual TLS (\`createWebhookServer\`, a client certificate required and pinned by fingerprint); P-256 keys. ` +
+        `A ${w.payloadBytes}-byte notification, ${w.concurrency} in flight, from a keep-alive undici pool (the handshake paid once per connection) or with a new connection per delivery (a full handshake each time); after ${w.warmupMs / 1000} s of warm-up per case, ${w.rounds} interleaved rounds of ${w.roundMs} ms, median.`,
+      "",
+    );
+    out.push(table(["connections", "plain TLS", "**mutual TLS**", "mutual vs plain"], w.modes.map((m) => [m.mode, `${m.plainRps} req/s`, `${m.mutualRps} req/s`, x(m.ratio)])));
+  }
   out.push("");
   return out.join("\n");
 }
@@ -237,6 +247,10 @@ export function printSummary(results) {
   if (results.webhooks) {
     console.log("Webhook receive throughput");
     console.table(Object.fromEntries(results.webhooks.runtimes.map((r) => [r.version ?? r.runtime, r.error ? { error: r.error } : { "bare req/s": r.bareRps, "handler req/s": r.sdkRps, "handler ×": r.ratio }])));
+  }
+  if (results.webhooksTls) {
+    console.log("Webhook receive throughput, mutual TLS vs plain TLS");
+    console.table(Object.fromEntries(results.webhooksTls.modes.map((m) => [m.mode, { "plain TLS req/s": m.plainRps, "mutual TLS req/s": m.mutualRps, "mutual ×": m.ratio }])));
   }
   if (results.importTime) {
     console.log("Cold import");

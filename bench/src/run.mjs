@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
@@ -24,6 +24,7 @@ import { runPagination } from "./pagination.mjs";
 import { checkTargets, printSummary, toMarkdown } from "./report.mjs";
 import { startServer } from "./server.mjs";
 import { runWebhookReceive } from "./webhook-receive.mjs";
+import { runWebhookTls } from "./webhook-tls.mjs";
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(benchDir, "..");
@@ -38,6 +39,7 @@ export const SIZES = {
     export: { runs: 3, accounts: 3, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20 },
     // Many short rounds, interleaved: on a shared machine a load spike then hits a few rounds of both, not one contender.
     webhooks: { warmupMs: 2000, rounds: 16, roundMs: 400, concurrency: 8 },
+    webhooksTls: { warmupMs: 1000, rounds: 10, roundMs: 400, concurrency: 8 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -48,10 +50,11 @@ export const SIZES = {
     export: { runs: 1, accounts: 1, rateLimit: { limit: 20, windowMs: 1000 }, latencyMs: 20, warmUp: false },
     // Node only: a smoke run installs no runtime.
     webhooks: { warmupMs: 50, rounds: 2, roundMs: 50, concurrency: 2, runtimes: ["node"] },
+    webhooksTls: { warmupMs: 50, rounds: 1, roundMs: 50, concurrency: 2 },
   },
 };
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -105,6 +108,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
   if (only.includes("webhooks")) {
     log("▶ webhook receive throughput per runtime (handler vs bare JSON parse)");
     results.webhooks = await runWebhookReceive({ ...sizes.webhooks, log });
+  }
+  if (only.includes("webhooks-tls")) {
+    log("▶ webhook receive throughput, mutual TLS vs plain TLS (Node)");
+    results.webhooksTls = await runWebhookTls({ ...sizes.webhooksTls, log });
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

@@ -65,12 +65,16 @@ describe("bench harness, smoke mode", () => {
       expect.objectContaining({ runtime: "node", version: `Node ${process.versions.node}`, bareRps: positive, sdkRps: positive, ratio: positive }),
     ]);
     expect(results.webhooks.runtimes[0].error).toBeUndefined();
+    expect(results.webhooksTls.modes).toEqual([
+      expect.objectContaining({ mode: "keep-alive", plainRps: positive, mutualRps: positive, ratio: positive }),
+      expect.objectContaining({ mode: "new connection", plainRps: positive, mutualRps: positive, ratio: positive }),
+    ]);
 
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
-    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit"]) {
+    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS"]) {
       expect(markdown).toContain(heading);
     }
     // Every section, the export's child processes included: minutes on a loaded two-core machine.

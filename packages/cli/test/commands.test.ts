@@ -47,8 +47,8 @@ describe("subscriptions", () => {
       const event = await json(["subscriptions", "test", id]);
       expect(event.data).toMatchObject({ category: "CONSENT", type: "CONSENT_REVOKED", notificationPayload: { idType: "CONSENT" } });
       await mock.idle();
-      expect(mock.deliveries).toHaveLength(1);
-      expect(mock.deliveries[0]).toMatchObject({ subscriptionId: id, status: "delivered" });
+      expect(mock.deliveries()).toHaveLength(1);
+      expect(mock.deliveries()[0]).toMatchObject({ subscriptionId: id, status: "delivered" });
 
       const deleted = await json(["subscriptions", "delete", id]);
       expect(deleted.data).toEqual({ deleted: true, subscriptionId: id });

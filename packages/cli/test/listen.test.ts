@@ -35,7 +35,7 @@ it("listen --json prints each notification the mock posts, and stops cleanly on 
     const second = await subscribeAndTest(url, "MAINTENANCE", "PLANNED_OUTAGE");
     await listener.waitFor(({ stdout }) => stdout.includes(second), "the second notification");
     await mock.idle();
-    expect(mock.deliveries.map((d) => d.status)).toEqual(["delivered", "delivered"]);
+    expect(mock.deliveries().map((d) => d.status)).toEqual(["delivered", "delivered"]);
 
     const lines = listener.stdout().trimEnd().split("\n").map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);

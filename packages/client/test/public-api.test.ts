@@ -130,3 +130,25 @@ describe("clientCredentials", () => {
     expectTypeOf(tokens).toExtend<ClientOptions["token"]>();
   });
 });
+
+describe("webhooks you can trust (DESIGN.md §4, §5)", () => {
+  it("createWebhookServer, getPeerCertificate, dedupe and memoryDedupe have the contract's shapes", async () => {
+    const node = await import("../src/node/index.js");
+    const webhooks = await import("../src/webhooks/index.js");
+    expectTypeOf(node.createWebhookServer).returns.toEqualTypeOf<import("node:https").Server>();
+    expectTypeOf<{
+      handler: (request: Request) => Promise<Response>;
+      tls: { key: string; cert: string; ca: string };
+      clientCertificates: { fingerprints: string[] };
+      bodyTimeoutMs: number;
+    }>().toExtend<Parameters<typeof node.createWebhookServer>[0]>();
+    expectTypeOf(node.getPeerCertificate).parameter(0).toEqualTypeOf<Request>();
+    expectTypeOf<NonNullable<ReturnType<typeof node.getPeerCertificate>>>().toExtend<{ subject: object; fingerprint256: string; validTo: string }>();
+    expectTypeOf(webhooks.memoryDedupe).parameter(0).toEqualTypeOf<{ max?: number; ttlMs?: number } | undefined>();
+    expectTypeOf<{
+      claim(notificationId: string, ttlMs: number): Promise<boolean>;
+      release(notificationId: string): Promise<void>;
+    }>().toExtend<import("../src/webhooks/index.js").DedupeStore>();
+    expectTypeOf<import("../src/webhooks/index.js").DedupeStore>().toExtend<NonNullable<import("../src/webhooks/index.js").WebhookHandlerOptions["dedupe"]>>();
+  });
+});

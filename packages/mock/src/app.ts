@@ -1,5 +1,5 @@
 import { MAX_BODY_BYTES, readLimitedBody } from "./body.js";
-import { DeliveryQueue, type DeliveryOptions, type WebhookDelivery } from "./delivery.js";
+import { DeliveryQueue, type DeliveryOptions, type DeliveryTransport, type WebhookDelivery, type WebhookTlsOptions } from "./delivery.js";
 import { DocumentSigner } from "./documents.js";
 import {
   CORS_HEADERS,
@@ -47,8 +47,23 @@ export interface MockOptions {
   token?: string;
   /** Past `limit` requests in a `windowMs` window, calls answer 429/1207 with `Retry-After`. Default: no limit. */
   rateLimit?: RateLimitOptions;
-  /** Webhook delivery of test events (attempts, backoff, timeout, fetch). */
+  /** Webhook delivery: retries, the time limit of an attempt, the fetch used. */
   delivery?: DeliveryOptions;
+  /**
+   * The waits before each retry of a webhook delivery that got no 2xx answer
+   * within 10 s, in milliseconds, one retry per entry. Default
+   * `[1000, 5000, 25000]`, as the real service (three retries). Tests pass
+   * short ones (`[10, 20, 30]`).
+   */
+  deliveryRetryDelaysMs?: readonly number[];
+  /**
+   * Mutual TLS for deliveries to `https:` callback URLs: the client
+   * certificate (`cert`, `key`) the sandbox presents, and the CA (`ca`) it
+   * trusts for the receiver's certificate. Real server (`startMockServer`)
+   * only: msw handlers deliver through `fetch` in the same process, with no
+   * TLS handshake to take part in, and refuse the option.
+   */
+  webhookTls?: WebhookTlsOptions;
   /**
    * How statement pages say where the next one is. `"links"` (default):
    * `links.next.href` / `links.prev.href`. `"page"`: an FDX page object
@@ -126,8 +141,18 @@ export interface MockControls {
   readonly faultCount: number;
   /** Seeded data, the same for every instance (a copy: changing it changes nothing served). */
   readonly seed: MockSeed;
-  /** Snapshots of the webhook deliveries of test events, oldest first. */
-  readonly deliveries: WebhookDelivery[];
+  /**
+   * Snapshots of the last 1,000 webhook deliveries (test events and the
+   * mock's own events), oldest first, with each attempt and its status.
+   */
+  deliveries(): WebhookDelivery[];
+  /**
+   * Delivers a notification once more, as a redelivery of the real service
+   * would (same body, same `notificationId`; retried like any delivery), and
+   * resolves with its record once it settles. Rejects when no kept delivery
+   * has that id.
+   */
+  redeliver(notificationId: string): Promise<WebhookDelivery>;
   /** Snapshot of the current subscriptions, oldest first. */
   readonly subscriptions: Subscription[];
   /** The identity provider's issuer (its own origin): `/auth`, `/token`, `/revoke`, `/keys`, `/.well-known/openid-configuration`. */
@@ -250,6 +275,8 @@ function checkVariations(options: MockOptions): Variations & { latencyMs: number
 export interface Transport {
   /** Fault kinds the transport can carry out. */
   faultKinds: readonly FaultKind[];
+  /** Posts webhooks over mutual TLS with `webhookTls` (the real server only). */
+  mutualTls?: (tls: WebhookTlsOptions) => DeliveryTransport;
 }
 
 /**
@@ -286,7 +313,13 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
   const codeTtlMs = positiveNumber("codeTtlMs", options.codeTtlMs, 5 * 60 * 1000);
   const token = options.token ?? SANDBOX_TOKEN;
   const seed = seedCopy();
-  const deliveries = new DeliveryQueue(options.delivery);
+  if (options.webhookTls !== undefined && !transport.mutualTls) {
+    throw new TypeError("webhookTls needs the real server (startMockServer): msw handlers deliver through fetch, with no TLS handshake");
+  }
+  const deliveries = new DeliveryQueue(
+    { ...options.delivery, ...(options.deliveryRetryDelaysMs === undefined ? {} : { retryDelaysMs: options.deliveryRetryDelaysMs }) },
+    options.webhookTls === undefined ? undefined : transport.mutualTls?.(options.webhookTls),
+  );
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const faults = options.faults ? new FaultInjector(options.faults, transport.faultKinds) : undefined;
   const state: AppState = {
@@ -399,9 +432,8 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     get faultCount() {
       return faults?.count ?? 0;
     },
-    get deliveries() {
-      return deliveries.records;
-    },
+    deliveries: () => deliveries.records,
+    redeliver: (notificationId) => deliveries.redeliver(notificationId),
     get subscriptions() {
       return [...state.subscriptions.values()].map((s) => ({ ...s }));
     },

@@ -11,7 +11,7 @@ export {
 export type { MockApp, MockAppOptions, MockControls, MockOptions } from "./app.js";
 export { createMockHandlers } from "./msw.js";
 export type { MockHandlers, MockHandlersOptions } from "./msw.js";
-export type { DeliveryOptions, WebhookDelivery } from "./delivery.js";
+export type { DeliveryAttempt, DeliveryOptions, WebhookDelivery, WebhookTlsOptions } from "./delivery.js";
 export type { RateLimitOptions } from "./rate-limit.js";
 export type { FaultOptions } from "./faults.js";
 export { SANDBOX_TOKEN, SEED_ANCHOR } from "./seed.js";

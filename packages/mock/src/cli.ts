@@ -1,9 +1,12 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startMockServer } from "./server.js";
 
 const USAGE = `Usage: fdxkit-mock [--port 4010] [--host 127.0.0.1] [--token TOKEN]
                    [--latency MS] [--faults RATE] [--fault-seed N] [--pagination links|page]
                    [--no-prev-links] [--redirect-documents] [--require-user-tokens]
+                   [--retry-delays MS,MS,...]
+                   [--webhook-cert FILE --webhook-key FILE [--webhook-ca FILE]]
 
 Starts the fdxkit sandbox (notifications, consents, statements) over HTTP,
 with its identity provider (OpenID Connect) on a port of its own.
@@ -17,7 +20,15 @@ Provider variations:
   --redirect-documents   statement GETs answer 302 to a signed URL on a second origin
 
 Identity provider:
-  --require-user-tokens  statement calls need an end user's id token (401 602 otherwise)`;
+  --require-user-tokens  statement calls need an end user's id token (401 602 otherwise)
+
+Webhook delivery:
+  --retry-delays LIST    waits before each retry of a failed delivery, in ms
+                         (default 1000,5000,25000; an empty list: no retries)
+  --webhook-cert FILE    client certificate (PEM) presented to https: callbacks
+  --webhook-key FILE     its private key (PEM)
+  --webhook-ca FILE      CA (PEM) trusted for the receivers' certificates
+                         (default: Node's root certificates)`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -29,6 +40,24 @@ function number(flag: string, text: string | undefined, check: (n: number) => bo
   const value = Number(text);
   if (text.trim() === "" || !check(value)) fail(`Invalid ${flag} ${text}`);
   return value;
+}
+
+/** The PEM files of the webhook client certificate, or `undefined` without `--webhook-cert`. */
+function readWebhookTls(cert: string | undefined, key: string | undefined, ca: string | undefined) {
+  if (cert === undefined && key === undefined && ca === undefined) return undefined;
+  if (cert === undefined || key === undefined) fail("--webhook-cert and --webhook-key go together");
+  const read = (flag: string, file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (error) {
+      return fail(`Cannot read ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  };
+  return {
+    cert: read("--webhook-cert", cert),
+    key: read("--webhook-key", key),
+    ...(ca === undefined ? {} : { ca: read("--webhook-ca", ca) }),
+  };
 }
 
 async function main(): Promise<void> {
@@ -46,6 +75,10 @@ async function main(): Promise<void> {
         "no-prev-links": { type: "boolean" },
         "redirect-documents": { type: "boolean" },
         "require-user-tokens": { type: "boolean" },
+        "retry-delays": { type: "string" },
+        "webhook-cert": { type: "string" },
+        "webhook-key": { type: "string" },
+        "webhook-ca": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -64,6 +97,11 @@ async function main(): Promise<void> {
     fail(`Invalid --pagination ${values.pagination} (links or page)`);
   }
 
+  const retryDelays = values["retry-delays"];
+  const deliveryRetryDelaysMs =
+    retryDelays === undefined ? undefined : retryDelays.trim() === "" ? [] : retryDelays.split(",").map((text) => number("--retry-delays", text, (n) => Number.isFinite(n) && n >= 0) as number);
+  const webhookTls = readWebhookTls(values["webhook-cert"], values["webhook-key"], values["webhook-ca"]);
+
   const mock = await startMockServer({
     port,
     host: values.host,
@@ -74,6 +112,8 @@ async function main(): Promise<void> {
     prevLinks: !values["no-prev-links"],
     documents: values["redirect-documents"] ? "redirect" : "direct",
     requireUserTokens: Boolean(values["require-user-tokens"]),
+    deliveryRetryDelaysMs,
+    webhookTls,
   });
   const { seed: data } = mock;
   const variations = [
@@ -83,6 +123,8 @@ async function main(): Promise<void> {
     values["no-prev-links"] ? "no prev links" : "",
     values["redirect-documents"] ? "documents by redirect" : "",
     values["require-user-tokens"] ? "user tokens required" : "",
+    deliveryRetryDelaysMs ? `retry delays ${deliveryRetryDelaysMs.join(",") || "none"}` : "",
+    webhookTls ? "webhooks over mutual TLS" : "",
   ].filter(Boolean);
   console.log(`fdxkit mock listening
   base URL:     ${mock.baseUrl}

@@ -12,7 +12,7 @@ export {
   SANDBOX_CLIENT_SECRET,
 } from "./app.js";
 export type { MockApp, MockAppOptions, MockControls, MockOptions } from "./app.js";
-export type { DeliveryOptions, WebhookDelivery } from "./delivery.js";
+export type { DeliveryAttempt, DeliveryOptions, WebhookDelivery, WebhookTlsOptions } from "./delivery.js";
 export type { RateLimitOptions } from "./rate-limit.js";
 export type { FaultOptions } from "./faults.js";
 export { SANDBOX_TOKEN, SEED_ANCHOR } from "./seed.js";

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp, finishResponse, type MockApp, type MockControls, type MockOptions } from "./app.js";
 import { INTERACTION_ID, internalServerError, methodNotAllowed } from "./errors.js";
+import { mutualTlsTransport } from "./tls-delivery.js";
 
 /** Options of {@link startMockServer}. */
 export interface MockServerOptions extends MockOptions {
@@ -132,7 +133,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   try {
     app = createApp(
       { ...appOptions, baseUrl: main.origin, productsUrl: `${main.origin}/products`, documentsUrl: documents?.origin, idpUrl: idp.origin },
-      { faultKinds: ["maintenance", "rate-limit", "reset"] },
+      { faultKinds: ["maintenance", "rate-limit", "reset"], mutualTls: mutualTlsTransport },
     );
   } catch (error) {
     await Promise.all(servers.map((s) => s && closeServer(s.server)));
@@ -173,9 +174,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     get seed() {
       return app.seed;
     },
-    get deliveries() {
-      return app.deliveries;
-    },
+    deliveries: () => app.deliveries(),
+    redeliver: (notificationId) => app.redeliver(notificationId),
     get subscriptions() {
       return app.subscriptions;
     },

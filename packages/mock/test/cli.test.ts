@@ -1,7 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createWebhookServer, getPeerCertificate } from "@fdxkit/client/node";
+import { createWebhookHandler, type Notification } from "@fdxkit/client/webhooks";
 import { expect, it } from "vitest";
+import { makeCertificates } from "../../client/test/support/certificates.js";
 
 // The project's test command builds first; the CLI is tested as users run it.
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
@@ -112,6 +118,66 @@ it.skipIf(!existsSync(cli))("prints no variations line by default, and faults ev
 
 it.skipIf(!existsSync(cli))("exits 2 with the usage for a bad flag value or an unknown flag", () => {
   for (const args of [["--latency", "-5"], ["--faults", "2"], ["--pagination", "cursor"], ["--bogus"]]) {
+    const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
+    expect(result.status, args.join(" ")).toBe(2);
+    expect(result.stderr, args.join(" ")).toContain("Usage: fdxkit-mock");
+  }
+});
+
+it.skipIf(!existsSync(cli))("delivers webhooks over mutual TLS with the certificate files given, retrying as --retry-delays says", async () => {
+  const certs = makeCertificates();
+  const dir = mkdtempSync(join(tmpdir(), "fdxkit-mock-cli-"));
+  const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+  const received: (string | undefined)[] = [];
+  let failFirst = true;
+  const server = createWebhookServer({
+    handler: createWebhookHandler({
+      onNotification: (_n: Notification, request: Request) => {
+        received.push(getPeerCertificate(request)?.fingerprint256);
+        if (failFirst) {
+          failFirst = false;
+          throw new Error("first attempt fails");
+        }
+      },
+    }),
+    tls: { key: certs.server.key, cert: certs.server.cert, ca: certs.ca.cert },
+    clientCertificates: { fingerprints: [certs.client.fingerprint256] },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const callbackUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const { output, stop } = await serveCli([
+    "--retry-delays",
+    "10,10",
+    "--webhook-cert",
+    file("client.pem", certs.client.cert),
+    "--webhook-key",
+    file("client.key", certs.client.key),
+    "--webhook-ca",
+    file("ca.pem", certs.ca.cert),
+  ]);
+  try {
+    expect(field(output, "variations")).toBe("retry delays 10,10, webhooks over mutual TLS");
+    const headers = { Authorization: `Bearer ${field(output, "token")}`, "Content-Type": "application/json" };
+    const baseUrl = field(output, "base URL");
+    const created = await fetch(`${baseUrl}/notifications/v1/subscriptions`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl }),
+    });
+    const { subscriptionId } = await created.json();
+    expect((await fetch(`${baseUrl}/notifications/v1/test`, { method: "POST", headers, body: JSON.stringify({ id: subscriptionId }) })).status).toBe(200);
+    await expect.poll(() => received.length).toBe(2);
+    expect(received).toEqual([certs.client.fingerprint256, certs.client.fingerprint256]);
+  } finally {
+    expect(await stop()).toBe(0);
+    server.closeAllConnections();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it.skipIf(!existsSync(cli))("exits 2 for webhook certificate flags it cannot use", () => {
+  for (const args of [["--webhook-cert", "c.pem"], ["--webhook-cert", "/no/such/file.pem", "--webhook-key", "/no/such/file.key"], ["--retry-delays", "10,x"]]) {
     const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
     expect(result.status, args.join(" ")).toBe(2);
     expect(result.stderr, args.join(" ")).toContain("Usage: fdxkit-mock");

@@ -89,7 +89,7 @@ describe("createMockHandlers with msw setupServer", () => {
     const notification = await sent.json();
     await mock.idle();
     expect(received).toContainEqual(notification);
-    expect(mock.deliveries).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
+    expect(mock.deliveries()).toEqual([expect.objectContaining({ status: "delivered", attempts: 1 })]);
   });
 
   it("applies the body limit and the interaction id under msw too", async () => {

@@ -33,7 +33,7 @@ function startReceiver() {
   };
 }
 
-const ctx = useMockServer({ delivery: { backoffMs: 20 } });
+const ctx = useMockServer({ deliveryRetryDelaysMs: [10, 20, 30] });
 const receiver = startReceiver();
 let receiverUrl = "";
 beforeAll(async () => {
@@ -75,7 +75,7 @@ describe("POST /notifications/v1/test", () => {
     await ctx.mock.idle();
     const delivered = receiver.received.filter((r) => (r.body as Notification).notificationId === body.notificationId);
     expect(delivered).toEqual([{ method: "POST", contentType: "application/json", body }]);
-    expect(ctx.mock.deliveries.find((d) => d.notification.notificationId === body.notificationId)).toMatchObject({
+    expect(ctx.mock.deliveries().find((d) => d.notification.notificationId === body.notificationId)).toMatchObject({
       subscriptionId: id,
       url: `${receiverUrl}/hook-ok`,
       status: "delivered",
@@ -109,18 +109,26 @@ describe("POST /notifications/v1/test", () => {
     const { body } = await sendTest(id);
     await ctx.mock.idle();
     expect(receiver.received.filter((r) => (r.body as Notification).notificationId === body.notificationId)).toHaveLength(2);
-    expect(ctx.mock.deliveries.find((d) => d.subscriptionId === id)).toMatchObject({ status: "delivered", attempts: 2, responseStatus: 200 });
+    expect(ctx.mock.deliveries().find((d) => d.subscriptionId === id)).toMatchObject({ status: "delivered", attempts: 2, responseStatus: 200 });
   });
 
-  it("marks a delivery failed after 3 attempts when the receiver keeps failing", async () => {
+  it("marks a delivery failed after 3 retries when the receiver keeps failing, each attempt with the same notification", async () => {
     const id = await subscribe("/always-fail");
-    await sendTest(id);
+    const { body } = await sendTest(id);
     await ctx.mock.idle();
-    expect(ctx.mock.deliveries.find((d) => d.subscriptionId === id)).toMatchObject({ status: "failed", attempts: 3, responseStatus: 500 });
+    expect(ctx.mock.deliveries().find((d) => d.subscriptionId === id)).toMatchObject({
+      status: "failed",
+      attempts: 4,
+      responseStatus: 500,
+      notificationId: body.notificationId,
+      attemptLog: [500, 500, 500, 500].map((responseStatus) => ({ at: expect.any(String), responseStatus })),
+      redelivery: false,
+    });
+    expect(receiver.received.filter((r) => (r.body as Notification).notificationId === body.notificationId)).toHaveLength(4);
   });
 
   it("marks a delivery failed when nothing listens, with the network error", async () => {
-    const mock = await startMockServer({ delivery: { backoffMs: 1 } });
+    const mock = await startMockServer({ deliveryRetryDelaysMs: [1, 1, 1] });
     const closed = startReceiver();
     const deadUrl = await closed.listen();
     await closed.close();
@@ -135,7 +143,7 @@ describe("POST /notifications/v1/test", () => {
       const sent = await fetch(`${mock.baseUrl}/notifications/v1/test`, { method: "POST", headers, body: JSON.stringify({ id: subscriptionId }) });
       expect(sent.status).toBe(200);
       await mock.idle();
-      expect(mock.deliveries).toEqual([expect.objectContaining({ status: "failed", attempts: 3, error: expect.any(String) })]);
+      expect(mock.deliveries()).toEqual([expect.objectContaining({ status: "failed", attempts: 4, error: expect.any(String) })]);
     } finally {
       await mock.close();
     }
@@ -153,13 +161,13 @@ describe("POST /notifications/v1/test", () => {
 describe("GET /notifications/v1/test", () => {
   it("answers the short form (category, type, notificationPayload, url) and delivers nothing", async () => {
     const id = await subscribe("/hook-ok", "CONSENT", "CONSENT_REVOKED");
-    const before = ctx.mock.deliveries.length;
+    const before = ctx.mock.deliveries().length;
     const response = await ctx.api(`/notifications/v1/test?id=${id}`);
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(Object.keys(body).sort()).toEqual(["category", "notificationPayload", "type", "url"]);
     expect(body).toMatchObject({ category: "CONSENT", type: "CONSENT_REVOKED", notificationPayload: { idType: "CONSENT" } });
-    expect(ctx.mock.deliveries).toHaveLength(before);
+    expect(ctx.mock.deliveries()).toHaveLength(before);
   });
 
   it("answers a maintenance sample without an id", async () => {

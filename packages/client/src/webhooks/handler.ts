@@ -2,6 +2,7 @@ import { FdxValidationError, FdxWebhookError } from "../core/errors/index.js";
 import type { Notification } from "../schemas/notification.js";
 import { readBodyWithLimit, TOO_LARGE } from "./body.js";
 import { isJsonContentType } from "./content-type.js";
+import { DEFAULT_DEDUPE_TTL_MS, type DedupeStore } from "./dedupe.js";
 import { parseNotification } from "./parse.js";
 
 /** Options of {@link createWebhookHandler}. */
@@ -20,6 +21,18 @@ export interface WebhookHandlerOptions {
    * (the response never carries it). Use it to log. Errors it throws are ignored.
    */
   onError?: (error: unknown, request: Request) => void;
+  /**
+   * Handle each notification once. Delivery is at least once: the sender
+   * retries a delivery that got no 2xx, and may deliver again. With a store,
+   * a notification whose `notificationId` is already claimed is answered 200
+   * without calling `onNotification`; a failed `onNotification` releases the
+   * claim, so the retry is handled. A claim is asked to hold for the store's
+   * `ttlMs` (default 24 h). A notification without a `notificationId` is
+   * always handled. A store that fails (throws) gets a 500, so the sender
+   * retries later. Use {@link memoryDedupe} for one instance, a shared store
+   * (`postgresDedupe` from `@fdxkit/postgres`) for several.
+   */
+  dedupe?: DedupeStore;
 }
 
 /** A Fetch-API request handler, as Next.js route handlers, Hono, Bun, Deno and Workers take. */
@@ -37,7 +50,9 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  * - 413 for a body over `maxBodyBytes`, by `Content-Length` or by counting,
  *   and stops reading it;
  * - 400 for a body that is not a notification (`onNotification` is not called);
- * - 500 when `onNotification` throws, so the sender retries.
+ * - 500 when `onNotification` throws, so the sender retries;
+ * - with `dedupe`, 200 without calling `onNotification` for a notification id
+ *   already claimed (a redelivery).
  *
  * Response bodies are small JSON (`{"error":"…"}`) and never repeat the request.
  * Only Web APIs are used: in Node's `http` or Express, wrap it with
@@ -68,6 +83,18 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   if (onError !== undefined && typeof onError !== "function") {
     throw new FdxValidationError([{ path: "onError", message: "must be a function" }]);
   }
+  const { dedupe } = options;
+  if (dedupe !== undefined && (typeof dedupe?.claim !== "function" || typeof dedupe.release !== "function")) {
+    throw new FdxValidationError([{ path: "dedupe", message: "must have claim and release functions" }]);
+  }
+  const ttlMs = dedupe?.ttlMs ?? DEFAULT_DEDUPE_TTL_MS;
+  const report = (error: unknown, request: Request) => {
+    try {
+      onError?.(error, request);
+    } catch {
+      // A failing logger must not change the answer.
+    }
+  };
 
   return async function handleWebhook(request: Request): Promise<Response> {
     if (request.method !== "POST") {
@@ -89,13 +116,30 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       return json(400, { error: "body could not be read" });
     }
 
+    const id = dedupe && typeof notification.notificationId === "string" ? notification.notificationId : undefined;
+    if (id !== undefined) {
+      let claimed: boolean;
+      try {
+        claimed = await dedupe!.claim(id, ttlMs);
+      } catch (error) {
+        report(error, request);
+        return json(500, { error: "notification not processed" });
+      }
+      // Already handled (or being handled): the sender only needs to hear it arrived.
+      if (!claimed) return json(200, RECEIVED);
+    }
+
     try {
       await onNotification(notification, request);
     } catch (error) {
-      try {
-        onError?.(error, request);
-      } catch {
-        // A failing logger must not change the answer.
+      report(error, request);
+      if (id !== undefined) {
+        try {
+          await dedupe!.release(id);
+        } catch (releaseError) {
+          // The claim now holds until its TTL: a retry within it is not handled. Say so.
+          report(releaseError, request);
+        }
       }
       return json(500, { error: "notification not processed" });
     }

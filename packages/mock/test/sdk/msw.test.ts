@@ -54,7 +54,7 @@ describe("SDK against createMockHandlers() with msw setupServer", () => {
     const sent = await client.subscriptions.sendTestEvent(created.subscriptionId);
     await mock.idle();
     expect(received).toEqual([sent]);
-    expect(mock.deliveries).toEqual([expect.objectContaining({ status: "delivered", responseStatus: 200 })]);
+    expect(mock.deliveries()).toEqual([expect.objectContaining({ status: "delivered", responseStatus: 200 })]);
     const consent = await client.consents.get(sent.notificationPayload.id!);
     expect(consent.status).toBe("REVOKED");
 

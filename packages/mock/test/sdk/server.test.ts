@@ -106,7 +106,7 @@ describe.each([
       expect(delivered).toEqual(sent);
       expect(delivered.notificationId).toBe(sent.notificationId);
       await mock.idle();
-      expect(mock.deliveries).toEqual([
+      expect(mock.deliveries()).toEqual([
         expect.objectContaining({ subscriptionId: subscription.subscriptionId, url: receiver.url, status: "delivered", responseStatus: 200 }),
       ]);
 
