@@ -42,8 +42,12 @@ export interface RefreshOptions {
 
 /** End users' connections: made by {@link createConnections}. */
 export interface Connections {
-  /** Checks the callback, exchanges its code, and stores the connection (replacing one with the same id). */
-  complete(id: string, callbackUrl: string | URL, checks: CallbackChecks): Promise<Connection>;
+  /**
+   * Checks the callback, exchanges its code, and stores the connection (replacing one with the same id).
+   * `id` may be a function of the tokens (e.g. `(t) => \`${t.connector}:${t.subject}\``) when the app names
+   * connections by who approved them; the code is then spent before the id is known.
+   */
+  complete(id: string | ((tokens: TokenSet) => string), callbackUrl: string | URL, checks: CallbackChecks): Promise<Connection>;
   /** The stored connection, or undefined. */
   get(id: string): Promise<Connection | undefined>;
   /** Every stored connection of this IdP and client. */
@@ -394,12 +398,30 @@ export function createConnections(options: ConnectionsOptions): Connections {
   };
 
   return {
-    async complete(id, callbackUrl, checks) {
-      checkId(id);
-      const existing = await read(id);
-      // Checked before the code is spent: a row of another IdP or client is not replaced.
-      if (existing) await checkOwn(existing);
-      const set = await auth.exchangeCode(callbackUrl, checks, { timeoutMs: tokenTimeoutMs });
+    async complete(idOrName, callbackUrl, checks) {
+      let id: string;
+      let set: TokenSet;
+      let existing: Connection | undefined;
+      if (typeof idOrName === "function") {
+        // The id comes from the tokens (e.g. the subject): known only once the code is spent.
+        set = await auth.exchangeCode(callbackUrl, checks, { timeoutMs: tokenTimeoutMs });
+        try {
+          id = idOrName(set);
+          checkId(id);
+          existing = await read(id);
+          if (existing) await checkOwn(existing);
+        } catch (error) {
+          await revokeQuietly(set.refreshToken);
+          throw error;
+        }
+      } else {
+        id = idOrName;
+        checkId(id);
+        existing = await read(id);
+        // Checked before the code is spent: a row of another IdP or client is not replaced.
+        if (existing) await checkOwn(existing);
+        set = await auth.exchangeCode(callbackUrl, checks, { timeoutMs: tokenTimeoutMs });
+      }
       let base = existing;
       const deadline = performance.now() + leaseMs;
       for (let delay = pollMs; ; delay = Math.min(delay * 2, 1000)) {

@@ -104,6 +104,31 @@ describe("complete, get, list, findByConsentId", () => {
     expect(await connections.get("nobody")).toBeUndefined();
   });
 
+  it("names the connection from its tokens when the id is a function", async () => {
+    const connections = make(memoryConnectionStore());
+    const req = await auth.authorizationUrl({ connector: "mikomo" });
+    const seen: string[] = [];
+    const connection = await connections.complete((t) => (seen.push(t.subject), `${t.connector}:${t.subject}`), idp.callback(req.url), req);
+    expect(connection).toMatchObject({ id: "mikomo:user-sub-1", status: "active", version: 1 });
+    expect(seen).toEqual(["user-sub-1"]);
+    expect((await connections.get("mikomo:user-sub-1"))?.refreshToken).toBe(connection.refreshToken);
+  });
+
+  it("an id function that throws, or names a bad id, stores nothing and revokes the new refresh token", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    for (const name of [() => "", () => { throw new Error("no name"); }]) {
+      const req = await auth.authorizationUrl({ connector: "mikomo" });
+      const before = stats();
+      await expect(connections.complete(name, idp.callback(req.url), req)).rejects.toThrow();
+      expect(stats().codesExchanged).toBe(before.codesExchanged + 1);
+      expect(stats().revocations).toBe(before.revocations + 1);
+    }
+    const rows: Connection[] = [];
+    for await (const row of store.list()) rows.push(row);
+    expect(rows).toEqual([]);
+  });
+
   it("a bad callback stores nothing and sends nothing", async () => {
     const store = memoryConnectionStore();
     const connections = make(store);
