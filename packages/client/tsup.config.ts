@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     webhooks: "src/webhooks/index.ts",
     node: "src/node/index.ts",
+    auth: "src/auth/index.ts",
   },
   format: ["esm", "cjs"],
   // Shared chunks keep one copy of the error classes per format, so

@@ -61,6 +61,7 @@ export interface Connection {
 
 /** What a durable connection store implements: memory, PostgreSQL, or the app's own (Redis, DynamoDB, …). */
 export interface ConnectionStore {
+  /** The stored connection, or undefined. */
   get(id: string): Promise<Connection | undefined>;
   /**
    * Writes `next` (whose version is `expectedVersion + 1`) only if the stored
@@ -68,7 +69,9 @@ export interface ConnectionStore {
    * 0 never creates a row. Resolves whether it wrote.
    */
   compareAndSet(id: string, expectedVersion: number, next: Connection): Promise<boolean>;
+  /** Removes the row (no error when there is none). */
   delete(id: string): Promise<void>;
+  /** Every stored connection. */
   list(): AsyncIterable<Connection>;
   /** Optional: without it, `list()` is scanned. */
   findByConsentId?(consentId: string): Promise<Connection | undefined>;

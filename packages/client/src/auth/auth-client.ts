@@ -1,0 +1,409 @@
+// The OpenID Connect authorization-code flow with PKCE, written by hand on
+// Fetch and Web Crypto (DESIGN.md §10). Why not oauth4webapi: its discovery
+// refuses an `issuer` that is not a URL (the real sandbox issues "/sandbox"),
+// and its token answers must carry `access_token` (the network's carry only
+// an id token and a refresh token) — both would need working around, for
+// ~18.5 kB gzipped. jose would only verify signatures, which the flow does not
+// need (OIDC Core 3.1.3.7: the id token comes straight from the token
+// endpoint over TLS). What is needed here — random state, S256, a form POST,
+// reading a JWT's claims — is a few hundred lines on the platform's APIs.
+import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { redactText, secretForms } from "../core/errors/redact.js";
+import type { FetchLike } from "../core/options.js";
+import { isRecord } from "../internal/is-record.js";
+import { request, type Transport } from "../internal/request.js";
+import { randomToken, s256 } from "./encoding.js";
+import { FdxAuthError } from "./errors.js";
+import { readIdToken } from "./id-token.js";
+import type { TokenSet } from "./types.js";
+
+/** The IdP's endpoints, when not read from its discovery document. */
+export interface AuthEndpoints {
+  /** Where the user's browser is sent to approve. */
+  authorization: string;
+  /** Where codes and refresh tokens are exchanged. */
+  token: string;
+  /** Where refresh tokens are revoked (RFC 7009); without it, `revoke` throws. */
+  revocation?: string | undefined;
+}
+
+/** Options of {@link createAuthClient}. */
+export interface AuthClientOptions {
+  /** The IdP's base URL: its discovery document is `{issuer}/.well-known/openid-configuration`. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The registered redirect URI: sent in every authorization and code exchange, never taken from a callback. */
+  redirectUri: string;
+  /** Custom fetch. Default: `globalThis.fetch`, looked up at call time. */
+  fetch?: FetchLike | typeof globalThis.fetch;
+  /** Timeout of each request to the IdP. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** The endpoints, instead of discovery (then id tokens' `iss` must equal `expectedIssuer`, else `issuer`). */
+  endpoints?: AuthEndpoints;
+  /** Client authentication at the token and revocation endpoints. Default `"client_secret_basic"`. */
+  tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+  /** The `iss` id tokens and callbacks must carry. Default: the discovery document's `issuer`. It need not be a URL. */
+  expectedIssuer?: string;
+}
+
+/** What {@link AuthClient.authorizationUrl} takes. */
+export interface AuthorizationUrlOptions {
+  /** The data provider the user connects (sent as `connector`). */
+  connector: string;
+  /** Default `["openid", "offline_access"]`. */
+  scope?: readonly string[];
+  prompt?: string;
+  loginHint?: string;
+  /** More query parameters (they cannot replace the ones the flow sets). */
+  extraParams?: Record<string, string>;
+}
+
+/** An authorization request: send the browser to `url`, keep the rest in the user's session for the callback. */
+export interface AuthorizationRequest {
+  url: string;
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/** What the callback is checked against: the values {@link AuthClient.authorizationUrl} returned. */
+export interface CallbackChecks {
+  state: string;
+  codeVerifier: string;
+  /** When given, the id token's `nonce` must equal it. */
+  nonce?: string | undefined;
+}
+
+/** Per-call options of the token endpoint calls. */
+export interface TokenCallOptions {
+  /** A shorter timeout than the client's (the connection manager keeps it under half its lease). */
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** The claims of the tokens being refreshed: `iss`, `sub` and `aud` must not change. */
+  previousClaims?: Record<string, unknown> | undefined;
+}
+
+/** An OpenID Connect client for the authorization-code flow with PKCE. Made by {@link createAuthClient}. */
+export interface AuthClient {
+  /** The OAuth client id. */
+  readonly clientId: string;
+  /** The `iss` the IdP's tokens carry (from discovery unless given). */
+  issuer(): Promise<string>;
+  /** A fresh authorization request: random state and nonce (256 bits each) and a PKCE S256 challenge. */
+  authorizationUrl(options: AuthorizationUrlOptions): Promise<AuthorizationRequest>;
+  /** Checks the callback (state first, then errors, `iss`, the code) and exchanges its code. */
+  exchangeCode(callbackUrl: string | URL, checks: CallbackChecks, options?: TokenCallOptions): Promise<TokenSet>;
+  /** Exchanges a refresh token (which is then spent) for a new pair. */
+  refresh(refreshToken: string, options?: TokenCallOptions): Promise<TokenSet>;
+  /** Revokes a refresh token (RFC 7009, `token_type_hint=refresh_token`). */
+  revoke(refreshToken: string, options?: TokenCallOptions): Promise<void>;
+}
+
+interface Resolved {
+  authorization: string;
+  token: string;
+  revocation: string | undefined;
+  issuer: string;
+}
+
+const DEFAULT_SCOPE = ["openid", "offline_access"] as const;
+/** Token answers and discovery documents are small; anything bigger is not one. */
+const MAX_BODY_BYTES = 64 * 1024;
+const RESERVED = new Set(["response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method"]);
+
+/** Whether an endpoint may be used: `https:`, or `http:` to a loopback host. */
+export function isSafeEndpoint(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password) return false;
+  if (url.protocol === "https:") return true;
+  return url.protocol === "http:" && isLoopback(url.hostname);
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * An OpenID Connect client for one IdP and one OAuth client (DESIGN.md §10).
+ * Endpoints come from `{issuer}/.well-known/openid-configuration` (read once,
+ * when first needed) or from `endpoints`; they must be `https:` (`http:` only
+ * to loopback hosts). Options that are wrong throw `FdxValidationError` at once.
+ *
+ * @example
+ * const auth = createAuthClient({ issuer: "https://idp.example.com", clientId, clientSecret, redirectUri: "https://app.example.com/callback" });
+ * const { url, state, nonce, codeVerifier } = await auth.authorizationUrl({ connector: "mikomo" });
+ */
+export function createAuthClient(options: AuthClientOptions): AuthClient {
+  const issues: FdxIssue[] = [];
+  for (const key of ["clientId", "clientSecret"] as const) {
+    if (typeof options[key] !== "string" || options[key] === "") issues.push({ path: key, message: "must be a non-empty string" });
+  }
+  let issuerUrl = "";
+  try {
+    issuerUrl = new URL(options.issuer).href;
+  } catch {
+    // reported below
+  }
+  if (!options.endpoints && !isSafeEndpoint(issuerUrl)) issues.push({ path: "issuer", message: "must be an https: URL (http: only to a loopback host)" });
+  try {
+    new URL(options.redirectUri);
+  } catch {
+    issues.push({ path: "redirectUri", message: "must be an absolute URL" });
+  }
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) issues.push({ path: "timeoutMs", message: "must be an integer > 0" });
+  const authMethod = options.tokenEndpointAuth ?? "client_secret_basic";
+  if (authMethod !== "client_secret_basic" && authMethod !== "client_secret_post") {
+    issues.push({ path: "tokenEndpointAuth", message: 'must be "client_secret_basic" or "client_secret_post"' });
+  }
+  if (options.expectedIssuer !== undefined && (typeof options.expectedIssuer !== "string" || options.expectedIssuer === "")) {
+    issues.push({ path: "expectedIssuer", message: "must be a non-empty string" });
+  }
+  if (options.endpoints) {
+    const { authorization, token, revocation } = options.endpoints;
+    const bad = (path: string) => issues.push({ path: `endpoints.${path}`, message: "must be an https: URL (http: only to a loopback host)" });
+    if (!isSafeEndpoint(authorization)) bad("authorization");
+    if (!isSafeEndpoint(token)) bad("token");
+    if (revocation !== undefined && !isSafeEndpoint(revocation)) bad("revocation");
+    if (options.expectedIssuer === undefined && (typeof options.issuer !== "string" || options.issuer === "")) {
+      issues.push({ path: "issuer", message: "must be a non-empty string" });
+    }
+  }
+  if (issues.length) throw new FdxValidationError(issues);
+
+  const { clientId, clientSecret, redirectUri } = options;
+  // RFC 6749 §2.3.1: form-urlencode id and secret, then base64 "id:secret".
+  const encodedSecret = formEncode(clientSecret);
+  const basic = btoa(`${formEncode(clientId)}:${encodedSecret}`);
+  const clientSecrets = [...secretForms(clientSecret), ...secretForms(encodedSecret), basic];
+  const transport: Transport = {
+    token: undefined,
+    fetch: options.fetch as FetchLike | undefined,
+    timeoutMs,
+    maxRetries: 0,
+    maxResponseBytes: MAX_BODY_BYTES,
+    interactionIds: false,
+    hooks: undefined,
+  };
+
+  let resolved: Promise<Resolved> | undefined;
+  const endpoints = (): Promise<Resolved> => {
+    if (options.endpoints) {
+      const { authorization, token, revocation } = options.endpoints;
+      return Promise.resolve({ authorization, token, revocation, issuer: options.expectedIssuer ?? options.issuer });
+    }
+    // Cached once read; a failed read is tried again next time.
+    resolved ??= discover(transport, issuerUrl, options.expectedIssuer).catch((error: unknown) => {
+      resolved = undefined;
+      throw error;
+    });
+    return resolved;
+  };
+
+  const post = async (url: string, params: URLSearchParams, secrets: string[], call: TokenCallOptions | undefined) => {
+    if (authMethod === "client_secret_post") {
+      params.set("client_id", clientId);
+      params.set("client_secret", clientSecret);
+    }
+    const all = [...secrets.flatMap(secretForms), ...clientSecrets];
+    try {
+      return await request(
+        transport,
+        {
+          method: "POST",
+          url,
+          body: { type: "application/x-www-form-urlencoded", text: params.toString() },
+          authorization: authMethod === "client_secret_basic" ? `Basic ${basic}` : "",
+          secrets: all,
+          options: { timeoutMs: call?.timeoutMs, signal: call?.signal },
+        },
+        "json",
+      );
+    } catch (error) {
+      throw oauthError(error);
+    }
+  };
+
+  const tokenCall = async (params: URLSearchParams, secrets: string[], call: TokenCallOptions | undefined, checks: TokenChecks) => {
+    const { token, issuer } = await endpoints();
+    const answer = await post(token, params, secrets, call);
+    try {
+      return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer, secrets: [...secrets, ...clientSecrets] });
+    } catch (error) {
+      // A refresh token issued with an answer we refuse is kept nowhere: revoked, so it does not outlive the error.
+      const issued = isRecord(answer.data) ? answer.data.refresh_token : undefined;
+      if (typeof issued === "string" && issued !== "" && issued !== checks.refreshToken) await revokeQuietly(issued);
+      throw error;
+    }
+  };
+
+  const revoke = async (refreshToken: string, call?: TokenCallOptions) => {
+    if (typeof refreshToken !== "string" || refreshToken === "") throw new FdxValidationError([{ path: "refreshToken", message: "must be a non-empty string" }]);
+    const { revocation } = await endpoints();
+    if (!revocation) throw new FdxValidationError([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
+    await post(revocation, new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }), [refreshToken], call);
+  };
+  const revokeQuietly = (refreshToken: string) =>
+    revoke(refreshToken).catch(() => {
+      // Best effort: the IdP expires it in time.
+    });
+
+  return {
+    clientId,
+    issuer: async () => (await endpoints()).issuer,
+
+    async authorizationUrl(input) {
+      const issues: FdxIssue[] = [];
+      if (typeof input?.connector !== "string" || input.connector === "") issues.push({ path: "connector", message: "must be a non-empty string" });
+      const scope = input?.scope ?? DEFAULT_SCOPE;
+      if (!Array.isArray(scope) || !scope.every((s) => typeof s === "string" && s !== "" && !/\s/.test(s))) {
+        issues.push({ path: "scope", message: "must be an array of scope tokens" });
+      }
+      for (const key of ["prompt", "loginHint"] as const) {
+        if (input?.[key] !== undefined && typeof input[key] !== "string") issues.push({ path: key, message: "must be a string" });
+      }
+      for (const [key, value] of Object.entries(input?.extraParams ?? {})) {
+        if (typeof value !== "string") issues.push({ path: `extraParams.${key}`, message: "must be a string" });
+        else if (RESERVED.has(key)) issues.push({ path: `extraParams.${key}`, message: "is set by the flow" });
+      }
+      if (issues.length) throw new FdxValidationError(issues);
+      const { authorization } = await endpoints();
+      const state = randomToken();
+      const nonce = randomToken();
+      const codeVerifier = randomToken();
+      const url = new URL(authorization);
+      const query = url.searchParams;
+      for (const [key, value] of Object.entries(input.extraParams ?? {})) query.set(key, value);
+      query.set("response_type", "code");
+      query.set("client_id", clientId);
+      query.set("redirect_uri", redirectUri);
+      query.set("scope", scope.join(" "));
+      query.set("state", state);
+      query.set("nonce", nonce);
+      query.set("code_challenge", await s256(codeVerifier));
+      query.set("code_challenge_method", "S256");
+      query.set("connector", input.connector);
+      if (input.prompt !== undefined) query.set("prompt", input.prompt);
+      if (input.loginHint !== undefined) query.set("login_hint", input.loginHint);
+      return { url: url.href, state, nonce, codeVerifier };
+    },
+
+    async exchangeCode(callbackUrl, checks, call) {
+      // Without them the callback cannot be tied to this user's authorization: refused like a callback that does not match.
+      const missing = (["state", "codeVerifier", "nonce"] as const).filter((key) =>
+        key === "nonce" ? checks?.nonce !== undefined && (typeof checks.nonce !== "string" || checks.nonce === "") : typeof checks?.[key] !== "string" || checks[key] === "",
+      );
+      if (missing.length) throw new FdxAuthError({ error: "invalid_request", errorDescription: `${missing.join(", ")} must be non-empty strings (from authorizationUrl)` });
+      let query: URLSearchParams;
+      try {
+        query = new URL(callbackUrl).searchParams;
+      } catch {
+        throw new FdxAuthError({ error: "invalid_callback", errorDescription: "the callback URL is not an absolute URL" });
+      }
+      const states = query.getAll("state");
+      if (states.length !== 1 || states[0] !== checks.state) {
+        throw new FdxAuthError({
+          error: "invalid_state",
+          errorDescription: states.length > 1 ? "the callback carries more than one state" : "the callback's state is not the one of this authorization",
+        });
+      }
+      const error = query.get("error");
+      if (error !== null) {
+        const description = query.get("error_description") ?? undefined;
+        const secrets = [query.get("code") ?? "", checks.codeVerifier, checks.nonce ?? "", checks.state].flatMap(secretForms);
+        throw new FdxAuthError({ error: redactText(error, secrets), errorDescription: description === undefined ? undefined : redactText(description, secrets) });
+      }
+      const iss = query.getAll("iss");
+      if (iss.length > 1 || (iss.length === 1 && iss[0] !== (await endpoints()).issuer)) {
+        throw new FdxAuthError({ error: "invalid_issuer", errorDescription: "the callback's iss is not the issuer of this client (RFC 9207)" });
+      }
+      const codes = query.getAll("code");
+      if (codes.length !== 1 || codes[0] === "") throw new FdxAuthError({ error: "invalid_callback", errorDescription: "the callback carries no single code" });
+      const code = codes[0]!;
+      const params = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: checks.codeVerifier });
+      return tokenCall(params, [code, checks.codeVerifier, checks.state, checks.nonce ?? ""], call, { nonce: checks.nonce, previous: undefined, refreshToken: undefined });
+    },
+
+    async refresh(refreshToken, call) {
+      if (typeof refreshToken !== "string" || refreshToken === "") throw new FdxValidationError([{ path: "refreshToken", message: "must be a non-empty string" }]);
+      const params = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken });
+      return tokenCall(params, [refreshToken], call, { nonce: undefined, previous: call?.previousClaims, refreshToken });
+    },
+
+    revoke,
+  };
+}
+
+function formEncode(value: string): string {
+  return new URLSearchParams([["", value]]).toString().slice(1);
+}
+
+/** An OAuth error answer (a JSON body with a string `error`) as `FdxAuthError`; anything else as it was. */
+function oauthError(error: unknown): unknown {
+  if (error instanceof FdxApiError && isRecord(error.body) && typeof error.body.error === "string") {
+    const description = error.body.error_description;
+    // The body was redacted by the request path already.
+    return new FdxAuthError({ error: error.body.error, errorDescription: typeof description === "string" ? description : undefined, status: error.status });
+  }
+  return error;
+}
+
+async function discover(transport: Transport, issuerUrl: string, expectedIssuer: string | undefined): Promise<Resolved> {
+  const url = `${issuerUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`;
+  // request() sends `authorization` as given: empty, since discovery is public (a bearer-less GET has no other spelling there yet).
+  const { status, data } = await request(transport, { method: "GET", url, authorization: "", options: undefined }, "json");
+  const issues: FdxIssue[] = [];
+  const doc = isRecord(data) ? data : {};
+  if (!isRecord(data)) issues.push({ path: "", message: "the discovery document is not a JSON object" });
+  const issuer = doc.issuer;
+  if (isRecord(data) && (typeof issuer !== "string" || issuer === "")) issues.push({ path: "issuer", message: "must be a non-empty string" });
+  for (const key of ["authorization_endpoint", "token_endpoint"]) {
+    if (isRecord(data) && !isSafeEndpoint(doc[key])) issues.push({ path: key, message: "must be an https: URL (http: only to a loopback host)" });
+  }
+  const revocation = doc.revocation_endpoint;
+  if (revocation !== undefined && !isSafeEndpoint(revocation)) issues.push({ path: "revocation_endpoint", message: "must be an https: URL (http: only to a loopback host)" });
+  if (issues.length) throw new FdxResponseError(status, issues);
+  return {
+    authorization: doc.authorization_endpoint as string,
+    token: doc.token_endpoint as string,
+    revocation: revocation as string | undefined,
+    issuer: expectedIssuer ?? (issuer as string),
+  };
+}
+
+interface TokenChecks {
+  nonce: string | undefined;
+  previous: Record<string, unknown> | undefined;
+  /** The refresh token sent: kept when the answer brings no new one (RFC 6749 §6). */
+  refreshToken: string | undefined;
+}
+
+function readTokenAnswer(status: number, data: unknown, checks: TokenChecks & { clientId: string; issuer: string; secrets: string[] }): TokenSet {
+  if (!isRecord(data)) throw new FdxResponseError(status, [{ path: "", message: "the token answer is not a JSON object" }]);
+  const { id_token: idToken, refresh_token: refresh } = data;
+  const issues: FdxIssue[] = [];
+  if (typeof idToken !== "string" || idToken === "") issues.push({ path: "id_token", message: "must be a non-empty string" });
+  if (refresh !== undefined && (typeof refresh !== "string" || refresh === "")) issues.push({ path: "refresh_token", message: "must be a non-empty string" });
+  if (refresh === undefined && checks.refreshToken === undefined) issues.push({ path: "refresh_token", message: "is missing (ask for the offline_access scope)" });
+  if (issues.length) throw new FdxResponseError(status, issues);
+  const refreshToken = (refresh as string | undefined) ?? checks.refreshToken!;
+  // readIdToken's errors name the failed check, never the token.
+  const claims = readIdToken(idToken as string, checks);
+  return {
+    idToken: idToken as string,
+    refreshToken,
+    expiresAt: (claims.exp as number) * 1000,
+    accounts: Array.isArray(claims.accounts) ? claims.accounts.filter((a): a is string => typeof a === "string") : [],
+    subject: claims.sub as string,
+    ...(typeof claims.connectorId === "string" ? { connector: claims.connectorId } : {}),
+    ...(typeof claims.grant_id === "string" ? { consentId: claims.grant_id } : {}),
+    claims,
+  };
+}

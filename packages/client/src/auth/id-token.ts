@@ -1,0 +1,71 @@
+// Reading an id token's claims without a signature check: it came straight
+// from the token endpoint over TLS (OpenID Connect Core 3.1.3.7). The checks
+// that remain are the ones that say the token is for this client, from this
+// issuer, and of this authorization.
+import { isRecord } from "../internal/is-record.js";
+import { fromBase64 } from "./encoding.js";
+import { FdxAuthError } from "./errors.js";
+
+/** What an id token is checked against. */
+export interface IdTokenChecks {
+  clientId: string;
+  issuer: string;
+  nonce: string | undefined;
+  /** The claims of the tokens refreshed: `iss`, `sub` and `aud` must not change. */
+  previous: Record<string, unknown> | undefined;
+}
+
+const fail = (description: string): never => {
+  throw new FdxAuthError({ error: "invalid_id_token", errorDescription: description });
+};
+
+function part(text: string, what: string): Record<string, unknown> {
+  const bytes = fromBase64(text);
+  let value: unknown;
+  try {
+    value = bytes && JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    // reported below
+  }
+  return isRecord(value) ? value : fail(`its ${what} is not base64url JSON`);
+}
+
+/** The claims of a compact JWS id token, after the checks of OIDC Core 3.1.3.7 that need no key. */
+export function readIdToken(token: string, checks: IdTokenChecks): Record<string, unknown> {
+  const parts = token.split(".");
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || parts[0] === "" || parts[1] === "") {
+    fail("it is not a JWT (three base64url parts)");
+  }
+  const header = part(parts[0]!, "header");
+  if (typeof header.alg !== "string" || header.alg === "none") fail("its alg is missing or none");
+  const claims = part(parts[1]!, "payload");
+  const { iss, sub, aud, azp, exp, nonce } = claims;
+  if (iss !== checks.issuer) fail("its iss is not the issuer of this client");
+  if (typeof sub !== "string" || sub === "") fail("its sub is missing");
+  const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) && aud.every((a) => typeof a === "string") ? (aud as string[]) : fail("its aud is missing");
+  if (!audiences.includes(checks.clientId)) fail("its aud does not hold this client's id");
+  if ((audiences.length > 1 || azp !== undefined) && azp !== checks.clientId) fail("its azp is not this client's id");
+  if (typeof exp !== "number" || !Number.isFinite(exp) || exp <= 0) fail("its exp is missing");
+  if (checks.nonce !== undefined && nonce !== checks.nonce) fail("its nonce is not the one of this authorization");
+  const previous = checks.previous;
+  if (previous) {
+    if (previous.iss !== undefined && previous.iss !== iss) fail("its iss differs from the refreshed token's");
+    if (previous.sub !== undefined && previous.sub !== sub) fail("its sub differs from the refreshed token's");
+    if (previous.aud !== undefined && JSON.stringify(sortedAud(previous.aud)) !== JSON.stringify(sortedAud(aud))) fail("its aud differs from the refreshed token's");
+  }
+  return claims;
+}
+
+function sortedAud(aud: unknown): unknown {
+  return typeof aud === "string" ? [aud] : Array.isArray(aud) ? [...aud].sort() : aud;
+}
+
+/** An id token's claims read with no check at all (undefined when it is not a JWT): for the claims of a token already stored. */
+export function peekClaims(token: string): Record<string, unknown> | undefined {
+  try {
+    const payload = token.split(".")[1];
+    return payload ? part(payload, "payload") : undefined;
+  } catch {
+    return undefined;
+  }
+}

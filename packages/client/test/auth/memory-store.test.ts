@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { memoryConnectionStore } from "../../src/auth/index.js";
+import { FdxValidationError } from "../../src/index.js";
+import { rejectionOf } from "../support/http.js";
+import { describeConnectionStore, sampleConnection } from "../support/store-conformance.js";
+
+describeConnectionStore("memory", () => memoryConnectionStore());
+
+describe("memoryConnectionStore", () => {
+  it("refuses a write whose version or id does not follow", async () => {
+    const store = memoryConnectionStore();
+    expect(await rejectionOf(store.compareAndSet("a", 0, sampleConnection("a", { version: 3 })))).toBeInstanceOf(FdxValidationError);
+    expect(await rejectionOf(store.compareAndSet("a", 0, sampleConnection("b")))).toBeInstanceOf(FdxValidationError);
+    expect(await rejectionOf(store.compareAndSet("a", -1, sampleConnection("a", { version: 0 })))).toBeInstanceOf(FdxValidationError);
+    expect(await store.get("a")).toBeUndefined();
+  });
+
+  it("lists a snapshot: rows written while listing do not upset it", async () => {
+    const store = memoryConnectionStore();
+    await store.compareAndSet("a", 0, sampleConnection("a"));
+    const seen: string[] = [];
+    for await (const row of store.list()) {
+      seen.push(row.id);
+      await store.compareAndSet("b", 0, sampleConnection("b"));
+    }
+    expect(seen).toEqual(["a"]);
+  });
+
+  it("copies the lease too", async () => {
+    const store = memoryConnectionStore();
+    const row = sampleConnection("a", { lease: { owner: "o", until: 1 } });
+    await store.compareAndSet("a", 0, row);
+    row.lease!.until = 2;
+    expect((await store.get("a"))!.lease).toEqual({ owner: "o", until: 1 });
+  });
+});
