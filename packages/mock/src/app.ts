@@ -16,14 +16,15 @@ import {
   versionNotSupported,
 } from "./errors.js";
 import { FaultInjector, type FaultKind, type FaultOptions } from "./faults.js";
+import { SandboxIdp, type AuthorizeOptions, type AuthStats } from "./idp/idp.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
-import { allowedMethods, matchRoute, splitPath, type Route, type RouteMatch } from "./router.js";
+import { allowedMethods, matchRoute, splitPath, type Route, type RouteContext, type RouteMatch } from "./router.js";
 import { consentRoutes } from "./routes/consents.js";
 import { maintenanceRoutes } from "./routes/maintenance.js";
 import { serveDocument, statementRoutes } from "./routes/statements.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { testEventRoutes } from "./routes/test-event.js";
-import { SANDBOX_TOKEN, seedCopy, type MockSeed } from "./seed.js";
+import { SANDBOX_TOKEN, SEED_DATA, seedCopy, type MockSeed } from "./seed.js";
 import type { AppState, Variations } from "./state.js";
 import type { Subscription } from "./types.js";
 
@@ -31,6 +32,14 @@ import type { Subscription } from "./types.js";
 export const DEFAULT_BASE_URL = "https://sandbox.fdxkit.test";
 /** Default `documentsUrl` of the msw handlers and of `createMockApp()` with `documents: "redirect"`. */
 export const DEFAULT_DOCUMENTS_URL = "https://documents.sandbox.fdxkit.test";
+/** Default `idpUrl` (the identity provider's issuer) of the msw handlers and of `createMockApp()`. */
+export const DEFAULT_IDP_URL = "https://idp.sandbox.fdxkit.test";
+/** Default `clientId` of the identity provider's one registered client. */
+export const SANDBOX_CLIENT_ID = "fdxkit-sandbox-app";
+/** Default `clientSecret` of that client (a sandbox secret: the CLI prints it). */
+export const SANDBOX_CLIENT_SECRET = "fdxkit-sandbox-secret";
+/** Default `redirectUris`: loopback callbacks, matched on any port (RFC 8252). */
+export const DEFAULT_REDIRECT_URIS: readonly string[] = ["http://127.0.0.1/callback", "http://localhost/callback"];
 
 /** Options shared by `createMockApp`, `startMockServer` and `createMockHandlers`. */
 export interface MockOptions {
@@ -63,6 +72,28 @@ export interface MockOptions {
    * server only) a connection reset — the same sequence for the same `seed`.
    */
   faults?: FaultOptions;
+  /** The identity provider's client id. Default {@link SANDBOX_CLIENT_ID}. */
+  clientId?: string;
+  /** The identity provider's client secret. Default {@link SANDBOX_CLIENT_SECRET}. */
+  clientSecret?: string;
+  /**
+   * Redirect URIs registered for the client. A loopback one (`http:` to
+   * 127.0.0.1, [::1] or localhost) matches on any port with exactly its path
+   * (RFC 8252); any other matches exactly. Default {@link DEFAULT_REDIRECT_URIS}.
+   */
+  redirectUris?: string[];
+  /**
+   * `true` (as the real service): statement calls need an unexpired id token
+   * of the identity provider whose consent is `ACTIVE` — else 401
+   * `{"code":602,"message":"Customer not authorized"}` — and reach only its
+   * accounts (others: 404 701). Default `false`: the service token works there
+   * too (a valid id token as well).
+   */
+  requireUserTokens?: boolean;
+  /** Lifetime of id tokens. Default 24 hours. */
+  idTokenTtlMs?: number;
+  /** Lifetime of authorization codes. Default 5 minutes. */
+  codeTtlMs?: number;
 }
 
 /** Options of {@link createMockApp}. */
@@ -76,6 +107,11 @@ export interface MockAppOptions extends MockOptions {
    * (another origin than `baseUrl` and `productsUrl`). Default `https://documents.sandbox.fdxkit.test`.
    */
   documentsUrl?: string;
+  /**
+   * The identity provider's issuer URL, under which its endpoints live (another
+   * origin than `baseUrl`, `productsUrl` and `documentsUrl`). Default `https://idp.sandbox.fdxkit.test`.
+   */
+  idpUrl?: string;
 }
 
 /** Controls and state of a mock instance (the app, the server and the msw handlers all expose them). */
@@ -94,13 +130,41 @@ export interface MockControls {
   readonly deliveries: WebhookDelivery[];
   /** Snapshot of the current subscriptions, oldest first. */
   readonly subscriptions: Subscription[];
+  /** The identity provider's issuer (its own origin): `/auth`, `/token`, `/revoke`, `/keys`, `/.well-known/openid-configuration`. */
+  readonly idpUrl: string;
+  /** The client id registered at the identity provider. */
+  readonly clientId: string;
+  /** That client's secret. */
+  readonly clientSecret: string;
+  /**
+   * Goes through the identity provider's sign-in and consent pages as a
+   * browser would (no browser needed) and resolves with the callback URL the
+   * browser would land on: `redirect_uri?code&state&iss`, or
+   * `?error=access_denied&state&iss` with `deny: true`. Rejects when the IdP
+   * shows an error page (unknown client, unregistered redirect URI, an
+   * account the user does not own).
+   */
+  authorize(authorizationUrl: string, options?: AuthorizeOptions): Promise<string>;
+  /**
+   * The end user revokes at the provider: the consent turns `REVOKED`, id
+   * tokens of it answer 602, its refresh token is refused, and a
+   * `CONSENT_REVOKED` notification is posted to every subscription of that
+   * type. Rejects with a `RangeError` for an unknown consent id; a consent
+   * already revoked stays as it is (nothing is posted).
+   */
+  revokeConsent(consentId: string): Promise<void>;
+  /** What the identity provider did since the start (or the last `reset`). */
+  authStats(): AuthStats;
   /** `true`: every call answers 503 Scheduled Maintenance until switched off. */
   setMaintenance(on: boolean): void;
   /** The next `count` API calls answer 500 Internal server error (default 1), e.g. to test retries. */
   failNext(count?: number): void;
   /** Resolves when no webhook delivery is in flight. */
   idle(): Promise<void>;
-  /** Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit window, `failNext` and the fault sequence restarted. */
+  /**
+   * Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit window, `failNext` and the fault sequence restarted;
+   * the identity provider forgets its codes, refresh tokens, consents and counts.
+   */
   reset(): void;
 }
 
@@ -151,6 +215,23 @@ function oneOf<T extends string>(name: string, value: T | undefined, allowed: re
   return value;
 }
 
+function positiveNumber(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a finite number > 0, got ${String(value)}`);
+  return value;
+}
+
+function checkRedirectUris(uris: readonly string[] | undefined): readonly string[] {
+  if (uris === undefined) return DEFAULT_REDIRECT_URIS;
+  if (!Array.isArray(uris) || uris.length === 0) throw new TypeError("redirectUris must be a non-empty array of absolute URLs");
+  for (const uri of uris) {
+    if (typeof uri !== "string" || !URL.canParse(uri) || uri.includes("#")) {
+      throw new TypeError(`redirectUris must hold absolute URLs without a fragment, got ${JSON.stringify(uri)}`);
+    }
+  }
+  return [...uris];
+}
+
 function checkVariations(options: MockOptions): Variations & { latencyMs: number } {
   const latencyMs = options.latencyMs ?? 0;
   if (typeof latencyMs !== "number" || !Number.isFinite(latencyMs) || latencyMs < 0) {
@@ -193,6 +274,16 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       throw new TypeError("documentsUrl must be another origin than baseUrl and productsUrl");
     }
   }
+  const idpUrl = trimSlash(new URL(options.idpUrl ?? DEFAULT_IDP_URL).href);
+  const idpOrigin = new URL(idpUrl).origin;
+  if ([baseUrl, productsUrl, ...(documents ? [documents.origin] : [])].some((url) => new URL(url).origin === idpOrigin)) {
+    throw new TypeError("idpUrl must be another origin than baseUrl, productsUrl and documentsUrl");
+  }
+  if (options.requireUserTokens !== undefined && typeof options.requireUserTokens !== "boolean") throw new TypeError("requireUserTokens must be a boolean");
+  const requireUserTokens = options.requireUserTokens ?? false;
+  const redirectUris = checkRedirectUris(options.redirectUris);
+  const idTokenTtlMs = positiveNumber("idTokenTtlMs", options.idTokenTtlMs, 24 * 60 * 60 * 1000);
+  const codeTtlMs = positiveNumber("codeTtlMs", options.codeTtlMs, 5 * 60 * 1000);
   const token = options.token ?? SANDBOX_TOKEN;
   const seed = seedCopy();
   const deliveries = new DeliveryQueue(options.delivery);
@@ -202,6 +293,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     baseUrl,
     productsPath: trimSlash(new URL(productsUrl).pathname),
     subscriptions: new Map(),
+    consents: new Map(),
     deliveries,
     pdfCache: new Map(),
     variations,
@@ -211,9 +303,21 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     [state.productsPath, statementRoutes(state)],
     [
       trimSlash(new URL(baseUrl).pathname),
-      [...subscriptionRoutes(state), ...testEventRoutes(state), ...maintenanceRoutes(), ...consentRoutes()],
+      [...subscriptionRoutes(state), ...testEventRoutes(state), ...maintenanceRoutes(), ...consentRoutes(state)],
     ],
   ];
+  const idp = new SandboxIdp(
+    {
+      idpUrl,
+      clientId: options.clientId ?? SANDBOX_CLIENT_ID,
+      clientSecret: options.clientSecret ?? SANDBOX_CLIENT_SECRET,
+      redirectUris,
+      idTokenTtlMs,
+      codeTtlMs,
+      users: SEED_DATA.users,
+    },
+    state,
+  );
   let maintenance = false;
   let failures = 0;
 
@@ -251,6 +355,8 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     const url = new URL(request.url);
     // An object store: no maintenance, rate limit or bearer token of the API.
     if (documents && url.origin === documents.origin) return serveDocument(state, request);
+    // Another service: no maintenance, rate limit or bearer token of the API either.
+    if (url.origin === idp.origin) return idp.serves(url) ? idp.handle(request) : notFound();
     if (maintenance) return scheduledMaintenance();
     const retryAfter = rateLimiter?.take();
     if (retryAfter !== undefined) return tooManyRequests(retryAfter);
@@ -264,8 +370,15 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       const allow = [...allowedMethods(route), "OPTIONS"];
       return route.plainTextMethodNotAllowed ? maintenanceMethodNotAllowed(allow) : methodNotAllowed(allow);
     }
-    const tokenProblem = checkToken(request);
-    if (tokenProblem) return tokenProblem;
+    let grant: RouteContext["grant"];
+    if (route.userTokens) {
+      const caller = await idp.statementCaller(request, token, requireUserTokens);
+      if (caller instanceof Response) return caller;
+      grant = caller;
+    } else {
+      const tokenProblem = checkToken(request);
+      if (tokenProblem) return tokenProblem;
+    }
     const version = params.version ?? "";
     if (!route.versions.includes(version)) return versionNotSupported(version);
     if (failures > 0) {
@@ -274,7 +387,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     }
     const body = await readLimitedBody(request);
     if (!body) return payloadTooLarge(MAX_BODY_BYTES);
-    return handler({ request, url, params, body });
+    return handler({ request, url, params, body, grant });
   }
 
   return {
@@ -292,6 +405,14 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     get subscriptions() {
       return [...state.subscriptions.values()].map((s) => ({ ...s }));
     },
+    idpUrl: idp.issuer,
+    clientId: options.clientId ?? SANDBOX_CLIENT_ID,
+    clientSecret: options.clientSecret ?? SANDBOX_CLIENT_SECRET,
+    authorize: (authorizationUrl, authorizeOptions) => idp.authorize(authorizationUrl, authorizeOptions),
+    async revokeConsent(consentId) {
+      idp.revokeConsent(consentId);
+    },
+    authStats: () => idp.stats(),
     async fetch(request) {
       if (latencyMs > 0) await delay(latencyMs);
       let response: Response;
@@ -311,6 +432,8 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     idle: () => deliveries.idle(),
     reset() {
       state.subscriptions.clear();
+      state.consents.clear();
+      idp.reset();
       deliveries.clear();
       rateLimiter?.reset();
       faults?.reset();

@@ -3,9 +3,10 @@ import { startMockServer } from "./server.js";
 
 const USAGE = `Usage: fdxkit-mock [--port 4010] [--host 127.0.0.1] [--token TOKEN]
                    [--latency MS] [--faults RATE] [--fault-seed N] [--pagination links|page]
-                   [--no-prev-links] [--redirect-documents]
+                   [--no-prev-links] [--redirect-documents] [--require-user-tokens]
 
-Starts the fdxkit sandbox (notifications, consents, statements) over HTTP.
+Starts the fdxkit sandbox (notifications, consents, statements) over HTTP,
+with its identity provider (OpenID Connect) on a port of its own.
 
 Provider variations:
   --latency MS           wait MS milliseconds before every answer
@@ -13,7 +14,10 @@ Provider variations:
   --fault-seed N         seed of the fault sequence (default: random)
   --pagination page      FDX page objects (page.nextOffset) instead of links
   --no-prev-links        pages carry no links.prev
-  --redirect-documents   statement GETs answer 302 to a signed URL on a second origin`;
+  --redirect-documents   statement GETs answer 302 to a signed URL on a second origin
+
+Identity provider:
+  --require-user-tokens  statement calls need an end user's id token (401 602 otherwise)`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -41,6 +45,7 @@ async function main(): Promise<void> {
         pagination: { type: "string" },
         "no-prev-links": { type: "boolean" },
         "redirect-documents": { type: "boolean" },
+        "require-user-tokens": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
     pagination: values.pagination,
     prevLinks: !values["no-prev-links"],
     documents: values["redirect-documents"] ? "redirect" : "direct",
+    requireUserTokens: Boolean(values["require-user-tokens"]),
   });
   const { seed: data } = mock;
   const variations = [
@@ -76,11 +82,16 @@ async function main(): Promise<void> {
     values.pagination === "page" ? "page objects" : "",
     values["no-prev-links"] ? "no prev links" : "",
     values["redirect-documents"] ? "documents by redirect" : "",
+    values["require-user-tokens"] ? "user tokens required" : "",
   ].filter(Boolean);
   console.log(`fdxkit mock listening
   base URL:     ${mock.baseUrl}
   products URL: ${mock.productsUrl}${mock.documentsUrl ? `\n  documents:    ${mock.documentsUrl}` : ""}
   token:        ${mock.token}${variations.length ? `\n  variations:   ${variations.join(", ")}` : ""}
+  IdP URL:      ${mock.idpUrl}
+  client id:    ${mock.clientId}
+  client secret: ${mock.clientSecret}
+  users:        ${data.users.map((u) => `${u.username} / ${u.password} (${u.accounts.join(", ")})`).join("; ")}
   provider:     ${data.providerId}
   accounts:     ${data.accounts.map((a) => a.accountId).join(", ")}
   consents:     ${data.consents.map((c) => `${c.id} (${c.status})`).join(", ")}

@@ -60,6 +60,14 @@ export const contentTypeNotSupported = (available: readonly string[]) =>
 /** Bad `offset`, `limit` or cursor of a statement page (integer code, like the other statement errors). */
 export const statementInvalidInput = (debugMessage: string) => fdxError(400, 401, "Invalid Input", debugMessage);
 
+/**
+ * An end user's token that expired, or whose consent ended (or, with
+ * `requireUserTokens`, any other bearer on a statement call): the real
+ * service's 401, with only these two keys.
+ */
+export const customerNotAuthorized = () =>
+  json(401, { code: 602, message: "Customer not authorized" }, { "WWW-Authenticate": 'Bearer realm="fdxkit-sandbox", error="invalid_token"' });
+
 // Limits of a shared sandbox.
 export const payloadTooLarge = (limit: number) =>
   fdxError(413, "413", "Payload Too Large", `The request body exceeds ${limit} bytes`);

@@ -13,6 +13,7 @@ export type MockHandlers = HttpHandler[] & { readonly mock: MockApp };
 /**
  * msw request handlers that answer `baseUrl` (default `https://sandbox.fdxkit.test`)
  * and `productsUrl` (default `baseUrl` + `/products`) from one in-memory mock,
+ * the identity provider at `idpUrl` (default `https://idp.sandbox.fdxkit.test`),
  * and with `documents: "redirect"` its `documentsUrl` (default
  * `https://documents.sandbox.fdxkit.test`).
  *
@@ -25,7 +26,7 @@ export type MockHandlers = HttpHandler[] & { readonly mock: MockApp };
 export function createMockHandlers(options: MockHandlersOptions = {}): MockHandlers {
   const { app: given, ...appOptions } = options;
   const app = given ?? createMockApp(appOptions);
-  const prefixes = [...new Set([app.productsUrl, app.baseUrl, ...(app.documentsUrl ? [app.documentsUrl] : [])])];
+  const prefixes = [...new Set([app.productsUrl, app.baseUrl, app.idpUrl, ...(app.documentsUrl ? [app.documentsUrl] : [])])];
   const handlers = prefixes.map((prefix) => http.all(`${prefix}/*`, ({ request }) => app.fetch(request)));
   return Object.assign(handlers, { mock: app });
 }

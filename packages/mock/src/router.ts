@@ -7,6 +7,8 @@ export interface RouteContext {
   params: Record<string, string>;
   /** The request body, read by the app within its size limit (empty when there is none). */
   body: Uint8Array;
+  /** On statement calls made with an end user's id token: the accounts it grants. */
+  grant?: { accounts: readonly string[] } | undefined;
 }
 
 export type Handler = (context: RouteContext) => Response | Promise<Response>;
@@ -19,6 +21,8 @@ export interface Route {
   versions: readonly string[];
   /** The maintenance path answers 405 in plain text. */
   plainTextMethodNotAllowed?: boolean;
+  /** Statement calls: an end user's id token is accepted (or, with `requireUserTokens`, required). */
+  userTokens?: boolean;
 }
 
 export interface RouteMatch {

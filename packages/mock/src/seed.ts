@@ -8,15 +8,25 @@ import type { ConsentGrant, MaintenanceNotification, Statement } from "./types.j
 export const SANDBOX_TOKEN =
   "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJpc3MiOiJodHRwczovL3NhbmRib3guZmR4a2l0LnRlc3QiLCJzdWIiOiJmZHhraXQtc2FuZGJveC1jbGllbnQiLCJzY29wZSI6Im5vdGlmaWNhdGlvbnMgY29uc2VudHMgc3RhdGVtZW50cyJ9.c2FuZGJveA";
 
+/** A sandbox end user who can sign in at the mock's identity provider and share accounts. */
+export interface SandboxUser {
+  username: string;
+  password: string;
+  /** Ids of the accounts the user owns (and may tick on the consent page). */
+  accounts: string[];
+}
+
 /**
  * Data every mock instance starts with, identical for all of them.
- * `consents` and `maintenance` are the full objects the API returns.
+ * `consents` and `maintenance` are the full objects the API returns;
+ * `users` sign in at the identity provider (`users[0]` owns accounts with statements).
  */
 export interface MockSeed {
   providerId: string;
   accounts: { accountId: string }[];
   consents: ConsentGrant[];
   maintenance: MaintenanceNotification[];
+  users: SandboxUser[];
 }
 
 /** A seeded statement with what the mock needs beyond the API fields. */
@@ -113,6 +123,14 @@ function buildStatements(): ReadonlyMap<string, readonly SeedStatement[]> {
   return byAccount;
 }
 
+// Sandbox credentials, shown on the sign-in page: the first user (the default
+// of `mock.authorize`) owns the monthly accounts, the second the weekly one and
+// the one without statements.
+const USERS: SandboxUser[] = [
+  { username: "user_good", password: "pass_good", accounts: ["ACC-1001", "ACC-1002", "ACC-1003"] },
+  { username: "user_many", password: "pass_many", accounts: ["ACC-1004", "ACC-1005"] },
+];
+
 const PARTIES: ConsentGrant["parties"] = [
   { name: "fdxkit Demo Budgeting App", type: "DATA_RECIPIENT", registeredEntityId: "REC-0042" },
   { name: "fdxkit Sandbox Bank", type: "DATA_PROVIDER", registeredEntityId: "PRV-0001" },
@@ -189,13 +207,20 @@ export const SEED_DATA = deepFreeze({
   accounts: ACCOUNTS.map(({ accountId }) => ({ accountId })),
   consents: CONSENTS,
   maintenance: MAINTENANCE,
+  users: USERS,
   statements: buildStatements(),
 });
 
+/** What each seeded account is ("Everyday Checking", …), for the consent page. */
+export const ACCOUNT_PRODUCTS: ReadonlyMap<string, string> = new Map(ACCOUNTS.map(({ accountId, product }) => [accountId, product]));
+
+/** The parties of every consent grant (the seeded ones and those the identity provider creates). */
+export const CONSENT_PARTIES = SEED_DATA.consents[0]?.parties ?? [];
+
 /** A fresh copy of the seed for one instance (a user may mutate their copy freely). */
 export function seedCopy(): MockSeed {
-  const { providerId, accounts, consents, maintenance } = SEED_DATA;
-  return structuredClone({ providerId, accounts, consents, maintenance }) as MockSeed;
+  const { providerId, accounts, consents, maintenance, users } = SEED_DATA;
+  return structuredClone({ providerId, accounts, consents, maintenance, users }) as MockSeed;
 }
 
 /** The statement as the API returns it, with its download link. */

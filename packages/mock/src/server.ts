@@ -20,6 +20,8 @@ export interface MockServer extends MockControls {
   readonly productsUrl: string;
   /** With `documents: "redirect"`, `http://HOST:PORT2`: a second server holding the documents. */
   readonly documentsUrl: string | undefined;
+  /** `http://HOST:PORT3`: the identity provider, on a server of its own (another port, so another origin). */
+  readonly idpUrl: string;
   readonly port: number;
   /** The app behind the server, e.g. to share it with msw handlers. */
   readonly app: MockApp;
@@ -111,8 +113,9 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * Starts the mock as a real HTTP server (node:http; msw is not needed). With
- * `documents: "redirect"`, a second server on another port serves the documents.
+ * Starts the mock as a real HTTP server (node:http; msw is not needed). The
+ * identity provider listens on another port (its own origin); with
+ * `documents: "redirect"`, one more server on another port serves the documents.
  *
  * @example
  * const mock = await startMockServer({ port: 0 });
@@ -123,18 +126,21 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const { port = 0, host = "127.0.0.1", ...appOptions } = options;
   const main = await listen(port, host);
   const documents = appOptions.documents === "redirect" ? await listen(0, host) : undefined;
+  const idp = await listen(0, host);
+  const servers = [main, documents, idp];
   let app: MockApp;
   try {
     app = createApp(
-      { ...appOptions, baseUrl: main.origin, productsUrl: `${main.origin}/products`, documentsUrl: documents?.origin },
+      { ...appOptions, baseUrl: main.origin, productsUrl: `${main.origin}/products`, documentsUrl: documents?.origin, idpUrl: idp.origin },
       { faultKinds: ["maintenance", "rate-limit", "reset"] },
     );
   } catch (error) {
-    await Promise.all([main, documents].map((s) => s && closeServer(s.server)));
+    await Promise.all(servers.map((s) => s && closeServer(s.server)));
     throw error;
   }
   serve(main.server, app, main.origin);
   if (documents) serve(documents.server, app, documents.origin);
+  serve(idp.server, app, idp.origin);
 
   let closing: Promise<void> | undefined;
   return {
@@ -147,6 +153,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     get documentsUrl() {
       return app.documentsUrl;
     },
+    get idpUrl() {
+      return app.idpUrl;
+    },
+    get clientId() {
+      return app.clientId;
+    },
+    get clientSecret() {
+      return app.clientSecret;
+    },
+    authorize: (authorizationUrl, options) => app.authorize(authorizationUrl, options),
+    revokeConsent: (consentId) => app.revokeConsent(consentId),
+    authStats: () => app.authStats(),
     port: main.port,
     app,
     get token() {
@@ -169,7 +187,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     idle: () => app.idle(),
     reset: () => app.reset(),
     close() {
-      closing ??= Promise.all([main, documents].map((s) => s && closeServer(s.server))).then(() => app.dispose());
+      closing ??= Promise.all(servers.map((s) => s && closeServer(s.server))).then(() => app.dispose());
       return closing;
     },
   };

@@ -1,6 +1,6 @@
 import type { DeliveryQueue } from "./delivery.js";
 import type { DocumentSigner } from "./documents.js";
-import type { Subscription } from "./types.js";
+import type { ConsentGrant, Subscription } from "./types.js";
 
 /** How this instance pages and serves documents (see `MockOptions`). */
 export interface Variations {
@@ -16,6 +16,8 @@ export interface AppState {
   /** Path of `productsUrl` without a trailing slash ("" at the root): statement hrefs start with it. */
   readonly productsPath: string;
   readonly subscriptions: Map<string, Subscription>;
+  /** Consent grants of this instance (the identity provider's, and seeded ones it revoked), oldest first; they win over the seed. */
+  readonly consents: Map<string, ConsentGrant>;
   readonly deliveries: DeliveryQueue;
   readonly pdfCache: Map<string, Promise<Uint8Array>>;
   readonly variations: Variations;

@@ -42,6 +42,26 @@ it.skipIf(!existsSync(cli))("prints the URLs, token and seed ids, serves them, a
   expect(await exited).toBe(0);
 });
 
+it.skipIf(!existsSync(cli))("prints the IdP URL, client id, client secret and sandbox users, and the IdP serves them", async () => {
+  const { output, stop } = await serveCli(["--require-user-tokens"]);
+  try {
+    const idpUrl = field(output, "IdP URL");
+    expect(idpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(idpUrl).not.toBe(field(output, "base URL"));
+    expect(field(output, "client id")).toBe("fdxkit-sandbox-app");
+    expect(field(output, "client secret")).toBe("fdxkit-sandbox-secret");
+    expect(field(output, "users")).toBe("user_good / pass_good (ACC-1001, ACC-1002, ACC-1003); user_many / pass_many (ACC-1004, ACC-1005)");
+    expect(field(output, "variations")).toBe("user tokens required");
+    const discovery = await (await fetch(`${idpUrl}/.well-known/openid-configuration`)).json();
+    expect(discovery.issuer).toBe(idpUrl);
+    // The service token no longer reads statements.
+    const page = await fetch(`${field(output, "products URL")}/statements/v2/sandbox-bank/ACC-1001`, { headers: { Authorization: `Bearer ${field(output, "token")}` } });
+    expect([page.status, await page.json()]).toEqual([401, { code: 602, message: "Customer not authorized" }]);
+  } finally {
+    expect(await stop()).toBe(0);
+  }
+});
+
 /** Starts the CLI with these flags; resolves with its output once it serves. */
 async function serveCli(args: string[]) {
   const child = spawn(process.execPath, [cli, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });

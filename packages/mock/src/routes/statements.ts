@@ -96,8 +96,16 @@ export function statementRoutes(state: AppState): Route[] {
     return SEED_DATA.statements.get(accountId) ?? accountNotFound(`Unknown account ${JSON.stringify(accountId)}`);
   }
 
-  function list({ url, params }: RouteContext): Response {
+  // An end user's token reaches only the accounts of its consent; others are as unknown to it (FDX 701).
+  function outsideGrant(grant: RouteContext["grant"], accountId: string): Response | undefined {
+    if (grant && !grant.accounts.includes(accountId)) return accountNotFound(`Account ${JSON.stringify(accountId)} is not in the user's consent`);
+    return undefined;
+  }
+
+  function list({ url, params, grant }: RouteContext): Response {
     const { version = "", providerId = "", accountId = "" } = params;
+    const refused = outsideGrant(grant, accountId);
+    if (refused) return refused;
     const statements = accountStatements(providerId, accountId);
     if (statements instanceof Response) return statements;
     if (statements.length === 0) return noStatements(`Account ${JSON.stringify(accountId)} has no statements`);
@@ -132,8 +140,10 @@ export function statementRoutes(state: AppState): Route[] {
     return json(200, body);
   }
 
-  async function download({ request, params }: RouteContext): Promise<Response> {
+  async function download({ request, params, grant }: RouteContext): Promise<Response> {
     const { providerId = "", accountId = "", statementId = "" } = params;
+    const refused = outsideGrant(grant, accountId);
+    if (refused) return refused;
     const statements = accountStatements(providerId, accountId);
     if (statements instanceof Response) return statements;
     const statement = statements.find((s) => s.statementId === statementId);
@@ -152,8 +162,8 @@ export function statementRoutes(state: AppState): Route[] {
 
   // Allowed versions are not shown; the service's examples use v2.
   return [
-    { pattern: ["statements", ":version", ":providerId", ":accountId"], versions: ["v2"], handlers: { GET: list } },
-    { pattern: ["statements", ":version", ":providerId", ":accountId", ":statementId"], versions: ["v2"], handlers: { GET: download } },
+    { pattern: ["statements", ":version", ":providerId", ":accountId"], versions: ["v2"], handlers: { GET: list }, userTokens: true },
+    { pattern: ["statements", ":version", ":providerId", ":accountId", ":statementId"], versions: ["v2"], handlers: { GET: download }, userTokens: true },
   ];
 }
 

@@ -3,7 +3,7 @@ import { invalidInput, json } from "../errors.js";
 import type { Route, RouteContext } from "../router.js";
 import { SEED_DATA } from "../seed.js";
 import type { AppState } from "../state.js";
-import type { Notification, NotificationCategory, NotificationType, Subscription } from "../types.js";
+import type { ConsentGrant, Notification, NotificationCategory, NotificationType, Subscription } from "../types.js";
 import { findSubscription } from "./subscriptions.js";
 
 const PUBLISHER = { name: "fdxkit Sandbox Bank", type: "DATA_PROVIDER", registry: "FDX", registeredEntityId: "PRV-0001" };
@@ -19,14 +19,7 @@ type Payload = Notification["notificationPayload"];
 function payloadFor(state: AppState, category: NotificationCategory, type: NotificationType): Payload {
   if (category === "CONSENT") {
     const wanted = type === "CONSENT_REVOKED" ? "REVOKED" : "ACTIVE";
-    const consent = SEED_DATA.consents.find((c) => c.status === wanted) ?? SEED_DATA.consents[0];
-    const id = consent?.id ?? "";
-    return {
-      id,
-      idType: "CONSENT",
-      customFields: [{ name: "status", value: consent?.status ?? "" }],
-      url: { href: `${state.baseUrl}/consents/v1/${encodeURIComponent(id)}`, action: "GET", rel: "related" },
-    };
+    return consentPayload(state, SEED_DATA.consents.find((c) => c.status === wanted) ?? (SEED_DATA.consents[0] as ConsentGrant));
   }
   const notice = SEED_DATA.maintenance.find((m) => m.type === type) ?? SEED_DATA.maintenance[0];
   const id = notice?.id ?? "";
@@ -41,18 +34,36 @@ function payloadFor(state: AppState, category: NotificationCategory, type: Notif
   };
 }
 
-export function buildNotification(state: AppState, subscription: Pick<Subscription, "category" | "type">): Notification {
-  const notificationPayload = payloadFor(state, subscription.category, subscription.type);
+function consentPayload(state: AppState, consent: ConsentGrant): Payload {
+  const id = consent.id ?? "";
+  return {
+    id,
+    idType: "CONSENT",
+    customFields: [{ name: "status", value: consent.status ?? "" }],
+    url: { href: `${state.baseUrl}/consents/v1/${encodeURIComponent(id)}`, action: "GET", rel: "related" },
+  };
+}
+
+function notification(category: NotificationCategory, type: NotificationType, notificationPayload: Payload): Notification {
   return {
     notificationId: `ntf-${globalThis.crypto.randomUUID()}`,
     sentOn: new Date().toISOString(),
     subscriber: SUBSCRIBER,
     publisher: PUBLISHER,
-    category: subscription.category,
-    type: subscription.type,
+    category,
+    type,
     notificationPayload,
     url: notificationPayload.url,
   };
+}
+
+export function buildNotification(state: AppState, subscription: Pick<Subscription, "category" | "type">): Notification {
+  return notification(subscription.category, subscription.type, payloadFor(state, subscription.category, subscription.type));
+}
+
+/** A consent event about one consent grant (the identity provider's revocations). */
+export function consentNotification(state: AppState, consent: ConsentGrant, type: NotificationType): Notification {
+  return notification("CONSENT", type, consentPayload(state, consent));
 }
 
 export function testEventRoutes(state: AppState): Route[] {
