@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds the named workspace packages (client, mock, cli) only when their
+// Builds the named workspace packages (client, mock, cli, postgres) only when their
 // build output is missing or older than what it is built from, so `pnpm demo`,
 // `pnpm fdxkit` and `pnpm fdxkit-mock` cost a build once, not on every run.
 //
@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** In dependency order: a package's workspace dependencies come before it. */
-export const PACKAGES = ["client", "mock", "cli"];
+export const PACKAGES = ["client", "mock", "cli", "postgres"];
 
 function readPackage(name) {
   return JSON.parse(readFileSync(path.join(root, "packages", name, "package.json"), "utf8"));

@@ -16,7 +16,7 @@ const pnpm = (process.env.PNPM ?? "pnpm").split(" ");
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
 
 try {
-  for (const dir of ["packages/client", "packages/mock", "packages/cli"]) {
+  for (const dir of ["packages/client", "packages/mock", "packages/cli", "packages/postgres"]) {
     run(pnpm[0], [...pnpm.slice(1), "pack", "--pack-destination", app], path.join(root, dir));
   }
   const tarballs = readdirSync(app).filter((f) => f.endsWith(".tgz"));
@@ -25,11 +25,16 @@ try {
 
   writeFileSync(
     path.join(app, "esm.mts"),
-    `import { createClient, FdxApiError, FdxErrorCode, type Statement } from "@fdxkit/client";
+    `import { createClient, FdxApiError, FdxError, FdxErrorCode, type Statement } from "@fdxkit/client";
 import { FdxWebhookError, parseNotification } from "@fdxkit/client/webhooks";
 import { saveStatement } from "@fdxkit/client/node";
 import { startMockServer } from "@fdxkit/mock";
+import { connectionsTableSql, FdxPostgresError, postgresConnectionStore } from "@fdxkit/postgres";
 
+// @fdxkit/postgres loads without its optional peers (pg, PGlite): it only calls the db it is given.
+const refusedTable = (() => { try { postgresConnectionStore({ query: async () => ({ rows: [] }) }, { table: "no such" }); } catch (e) { return e; } })();
+if (!connectionsTableSql().includes('"fdxkit_connections"') || !(refusedTable instanceof FdxError)) throw new Error("postgres");
+if (!(new FdxPostgresError("m", { code: undefined, operation: "get", table: "t" }) instanceof FdxError)) throw new Error("FdxPostgresError");
 const mock = await startMockServer({ port: 0 });
 try {
   const client = createClient({ baseUrl: mock.baseUrl, productsUrl: mock.productsUrl, token: mock.token });
@@ -58,6 +63,7 @@ try {
     `import { createClient, FdxError, FdxNotFoundError } from "@fdxkit/client";
 import { parseNotification } from "@fdxkit/client/webhooks";
 import { startMockServer } from "@fdxkit/mock";
+import { postgresDedupe } from "@fdxkit/postgres";
 
 async function main(): Promise<void> {
   const mock = await startMockServer({ port: 0 });
@@ -67,6 +73,7 @@ async function main(): Promise<void> {
     if (!(error instanceof FdxNotFoundError) || !(error instanceof FdxError)) throw new Error("expected FdxNotFoundError");
     const hook = parseNotification({ category: "MAINTENANCE", type: "SERVICE", notificationPayload: { id: "m-1", idType: "MAINTENANCE" } });
     if (hook.notificationPayload.id !== "m-1") throw new Error("webhooks");
+    if (typeof postgresDedupe !== "function") throw new Error("postgres");
     console.log("cjs ok", error.status, error.code);
   } finally {
     await mock.close();

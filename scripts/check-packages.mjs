@@ -15,7 +15,7 @@ import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const packages = ["packages/client", "packages/mock", "packages/cli"];
+const packages = ["packages/client", "packages/mock", "packages/cli", "packages/postgres"];
 const scratch = mkdtempSync(path.join(os.tmpdir(), "fdxkit-packages-"));
 let failed = 0;
 
