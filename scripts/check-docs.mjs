@@ -211,7 +211,6 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(path.join(work, "node_modules/@fdxkit"), { recursive: true });
 // @fdxkit/* resolve to the packages themselves (their exports, into dist); msw,
 // @types/node and the rest come from the root node_modules above this folder.
-<<<<<<< HEAD
 // Every workspace package (client, mock, cli, postgres, …), by its own name.
 for (const dir of readdirSync(path.join(root, "packages"))) {
   const manifest = path.join(root, "packages", dir, "package.json");
@@ -228,15 +227,6 @@ for (const name of ["hono", "pg", "@types/pg", "@electric-sql/pglite"]) {
   if (!from) continue;
   mkdirSync(path.dirname(path.join(work, "node_modules", name)), { recursive: true });
   symlinkSync(from, path.join(work, "node_modules", name), "dir");
-=======
-for (const name of ["client", "mock", "cli", "postgres"]) {
-  symlinkSync(path.join(root, "packages", name), path.join(work, "node_modules/@fdxkit", name), "dir");
->>>>>>> pg
-}
-// The database drivers @fdxkit/postgres's README imports are its devDependencies, not the root's.
-for (const name of ["pg", "@types/pg", "@electric-sql/pglite"]) {
-  mkdirSync(path.dirname(path.join(work, "node_modules", name)), { recursive: true });
-  symlinkSync(path.join(root, "packages/postgres/node_modules", name), path.join(work, "node_modules", name), "dir");
 }
 // Copied beside the snippets, so that its imports resolve as theirs do.
 const prelude = path.join(work, "check-docs-prelude.d.ts");
