@@ -96,6 +96,13 @@ it.skipIf(skip)("connects, lists the granted accounts and their statements, down
   expect(bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
   expect(bytes.byteLength).toBeGreaterThan(100);
 
+  // Only the accounts this user shared: another user's account id typed into the URL gets nothing.
+  const otherAccount = mock.seed.users[1]!.accounts[0]!;
+  const refused = await page.request.get(new URL(`/accounts/${otherAccount}/statements/any`, app.url).href);
+  expect(refused.status()).toBe(404);
+  // Refused by the app itself, before any call (the sandbox would answer 404 701 too: that page says "Statement unavailable").
+  expect(await refused.text()).toContain("No such statement.");
+
   const [connection] = await allConnections().then((rows) => rows.filter((row) => row.status === "active"));
   expect(connection?.accounts).toEqual(user.accounts);
   const idToken = connection!.idToken;
