@@ -165,7 +165,7 @@ describe("mock.revokeConsent", () => {
           url: { href: `${mock.baseUrl}/consents/v1/${consentId}` },
         },
       });
-      expect(mock.deliveries).toEqual([expect.objectContaining({ url: hookUrl, status: "delivered" })]);
+      expect(mock.deliveries()).toEqual([expect.objectContaining({ url: hookUrl, status: "delivered" })]);
 
       // Another user's consent is untouched; revoking again posts nothing more.
       expect((await statements(mock, "ACC-1001", kept.id_token)).status).toBe(200);
