@@ -27,6 +27,9 @@ export const ENV = {
   clientId: "FDXKIT_CLIENT_ID",
   clientSecret: "FDXKIT_CLIENT_SECRET",
   scope: "FDXKIT_SCOPE",
+  issuer: "FDXKIT_ISSUER",
+  store: "FDXKIT_STORE",
+  encryptionKey: "FDXKIT_ENCRYPTION_KEY",
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -36,7 +39,11 @@ const CREDENTIAL_KEYS = ["tokenUrl", "clientId", "clientSecret", "scope"] as con
 export interface ResolvedConfig {
   baseUrl: string;
   productsUrl: string | undefined;
-  auth: { kind: "token"; token: string } | { kind: "client-credentials"; tokenUrl: string; clientId: string; clientSecret: string; scope: string | undefined };
+  /** `none`: every call's token comes from elsewhere (an end user's connection, through `withOptions`). */
+  auth:
+    | { kind: "token"; token: string }
+    | { kind: "client-credentials"; tokenUrl: string; clientId: string; clientSecret: string; scope: string | undefined }
+    | { kind: "none" };
   maxRetries: number | undefined;
   timeoutMs: number | undefined;
   allowInsecureCallbackUrls: boolean;
@@ -45,15 +52,29 @@ export interface ResolvedConfig {
 
 /** Secrets from the command line and the environment, known before parsing (so even a usage error can mask them). */
 export function secretsFrom(argv: readonly string[], env: Env): string[] {
-  const secrets = [env[ENV.token], env[ENV.clientSecret]];
+  const secrets = [env[ENV.token], env[ENV.clientSecret], env[ENV.encryptionKey], ...(env[ENV.encryptionKey] ?? "").split(/[,:]/)];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    for (const flag of ["--token", "--client-secret"]) {
-      if (arg === flag) secrets.push(argv[i + 1]);
-      else if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
+    for (const flag of ["--token", "--client-secret", "--store"]) {
+      const value = arg === flag ? argv[i + 1] : arg.startsWith(`${flag}=`) ? arg.slice(flag.length + 1) : undefined;
+      if (value === undefined) continue;
+      // A store is secret only as a URL with a password in it.
+      if (flag === "--store") secrets.push(...storePasswords(value));
+      else secrets.push(value);
     }
   }
+  secrets.push(...storePasswords(env[ENV.store]));
   return secrets.filter((s): s is string => typeof s === "string" && s !== "");
+}
+
+function storePasswords(value: string | undefined): string[] {
+  if (!value || !/^postgres(ql)?:/i.test(value)) return [];
+  try {
+    const { password } = new URL(value);
+    return password ? [value, password, decodeURIComponent(password)] : [];
+  } catch {
+    return [value];
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -66,7 +87,7 @@ function nonEmpty(value: string | undefined): string | undefined {
  * client-credentials grant; whichever is given by flags wins over the
  * environment, and giving both at the same level is an error.
  */
-export function resolveConfig(options: GlobalOptions, env: Env = process.env): ResolvedConfig {
+export function resolveConfig(options: GlobalOptions, env: Env = process.env, needs: { auth?: boolean } = {}): ResolvedConfig {
   const fromEnv = (key: keyof typeof ENV) => nonEmpty(env[ENV[key]]);
   const baseUrl = nonEmpty(options.baseUrl) ?? fromEnv("baseUrl");
   if (!baseUrl) throw new UsageError(`no base URL: pass --base-url or set ${ENV.baseUrl}`);
@@ -91,8 +112,9 @@ export function resolveConfig(options: GlobalOptions, env: Env = process.env): R
     if (missing.length) throw new UsageError(`client credentials incomplete: missing ${missing.join(", ")}`);
     return { kind: "client-credentials", tokenUrl: tokenUrl!, clientId: clientId!, clientSecret: clientSecret!, scope: pick("scope") };
   };
-  if (flagToken && flagCredentials) throw new UsageError("give either --token or the client-credentials flags, not both");
-  if (flagToken) auth = { kind: "token", token: flagToken };
+  if (needs.auth === false) auth = { kind: "none" };
+  else if (flagToken && flagCredentials) throw new UsageError("give either --token or the client-credentials flags, not both");
+  else if (flagToken) auth = { kind: "token", token: flagToken };
   else if (flagCredentials) auth = credentials();
   else if (envToken && envCredentials) throw new UsageError(`set either ${ENV.token} or the client-credentials variables, not both`);
   else if (envToken) auth = { kind: "token", token: envToken };
@@ -175,13 +197,17 @@ export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHo
   if (config.auth.kind === "token") {
     output.addSecrets(config.auth.token);
     token = config.auth.token;
+  } else if (config.auth.kind === "none") {
+    token = () => {
+      throw new UsageError("this command has no token of its own: each call names the connection whose token it uses");
+    };
   } else {
     const { tokenUrl, clientId, clientSecret, scope } = config.auth;
     output.addSecrets(clientSecret);
     const fetchToken = clientCredentials({ tokenUrl, clientId, clientSecret, scope, ...(fetch ? { fetch } : {}) });
     // The access token it obtains is a secret too.
-    token = async () => {
-      const value = await fetchToken();
+    token = async (context) => {
+      const value = await fetchToken(context);
       output.addSecrets(value);
       return value;
     };

@@ -10,7 +10,8 @@ export interface Context {
   options: GlobalOptions;
   /** The configured client; resolving the configuration may throw a UsageError. `hooks` count only on the first call. */
   client(hooks?: CliHooks): FdxClient;
-  config(): ResolvedConfig;
+  /** `{ auth: false }`: no token of its own is needed (the calls use end users' connections). */
+  config(needs?: { auth?: boolean }): ResolvedConfig;
 }
 
 /** Shared across the run: what the error handler needs to know about the configuration in use. */
@@ -28,8 +29,8 @@ export function contextFor(command: Command, state: RunState): Context {
   state.output.json = options.json === true;
   let config: ResolvedConfig | undefined;
   let client: FdxClient | undefined;
-  const getConfig = () => {
-    config ??= resolveConfig(options, state.env);
+  const getConfig = (needs?: { auth?: boolean }) => {
+    config ??= resolveConfig(options, state.env, needs);
     if (config.auth.kind === "client-credentials") state.tokenUrl = config.auth.tokenUrl;
     return config;
   };

@@ -8,6 +8,7 @@ import {
   FdxValidationError,
   FdxWebhookError,
 } from "@fdxkit/client";
+import { FdxAuthError, FdxReauthorizationRequiredError } from "@fdxkit/client/auth";
 import { CommanderError } from "commander";
 import { printable } from "./text.js";
 
@@ -91,6 +92,8 @@ export function exitCodeFor(error: unknown, tokenUrl?: string): ExitCode {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
   if (error instanceof UsageError || error instanceof FdxValidationError) return ExitCode.Usage;
   if (error instanceof FdxAbortError) return ExitCode.Interrupted;
+  // The IdP refused (a spent grant, bad client credentials), or the user must connect again.
+  if (error instanceof FdxAuthError || error instanceof FdxReauthorizationRequiredError) return error instanceof FdxAuthError && error.error === "access_denied" ? ExitCode.Failure : ExitCode.Auth;
   if (error instanceof FdxConnectionError) return ExitCode.Network;
   if (error instanceof FdxApiError) {
     if (tokenUrl !== undefined && sameUrl(error.url, tokenUrl)) return ExitCode.Auth;

@@ -1,5 +1,6 @@
 import { CommanderError, type Command } from "commander";
 import { version } from "../package.json";
+import { registerConnections } from "./commands/connect.js";
 import { registerConsents } from "./commands/consents.js";
 import { registerListen } from "./commands/listen.js";
 import { registerMaintenance } from "./commands/maintenance.js";
@@ -24,6 +25,9 @@ export function buildProgram(state: RunState): FdxCommand {
     .option("--client-id <id>", `client id, for the client-credentials grant (env ${ENV.clientId})`)
     .option("--client-secret <secret>", `client secret (prefer ${ENV.clientSecret})`)
     .option("--scope <scope>", `scope(s) to request, space-separated (env ${ENV.scope})`)
+    .option("--issuer <url>", `end users' identity provider (OpenID Connect issuer), for connect and connections (env ${ENV.issuer})`)
+    .option("--client-secret-file <file>", `a file holding the client secret (keeps it out of the process list)`)
+    .option("--store <url-or-dir>", `where connections are kept: a postgres:// URL or a directory (env ${ENV.store}; default $XDG_DATA_HOME/fdxkit)`)
     .option("--allow-insecure-callback-urls", "permit http:// callback URLs to localhost, 127.0.0.1 and [::1] (local development)")
     .option("--max-retries <n>", "retries after a failed attempt (default 2)")
     .option("--timeout <ms>", "per-attempt timeout in milliseconds, until response headers (default 30000)")
@@ -54,6 +58,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/validation, 3 authentication, 4 not found,
   registerConsents(program, state);
   registerStatements(program, state);
   registerListen(program, state);
+  registerConnections(program, state);
   return program;
 }
 

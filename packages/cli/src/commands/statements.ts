@@ -1,4 +1,4 @@
-import type { Statement } from "@fdxkit/client";
+import type { FdxClient, Statement } from "@fdxkit/client";
 import type { Command } from "commander";
 import type { FdxCommand } from "../command.js";
 import { integerOption } from "../config.js";
@@ -6,6 +6,7 @@ import { contextFor, type RunState } from "../context.js";
 import { displayDate, flagRange } from "../dates.js";
 import { ExitCode, exitCodeFor, UsageError } from "../errors.js";
 import { readAccounts } from "../export/accounts.js";
+import { exportConnections } from "../export/connections.js";
 import { exportStatements, type ExportSummary } from "../export/export.js";
 import { barProgress, lineProgress } from "../export/progress.js";
 import { AimdController } from "../export/rate-limit.js";
@@ -22,7 +23,9 @@ interface ListOptions {
 }
 
 interface ExportCommandOptions {
-  provider: string;
+  provider?: string;
+  connections?: boolean;
+  connection?: string[];
   account?: string[];
   accountsFile?: string;
   from?: string;
@@ -64,8 +67,10 @@ export function registerStatements(program: FdxCommand, state: RunState): void {
   statements
     .command("export")
     .description("download the statement PDFs of one or many accounts into a directory, with a manifest; a rerun resumes where the last one stopped")
-    .needs("--provider <id>", "provider id")
+    .option("--provider <id>", "provider id (required unless --connections)")
     .option("--account <id>", "an account to export (repeatable)", collect)
+    .option("--connections", "export every account of every stored end-user connection, each with its own token (see `fdxkit connect`)")
+    .option("--connection <id>", "with --connections: only this connection (repeatable)", collect)
     .option("--accounts-file <file>", "a file of account ids, one per line (blank lines and # comments skipped)")
     .option("--from <date>", "start of the range: YYYY-MM-DD or ISO 8601 (default: two years before --to)")
     .option("--to <date>", "end of the range: YYYY-MM-DD (the whole day) or ISO 8601 (default: now)")
@@ -100,11 +105,19 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       if (from.getTime() > to.getTime()) {
         throw new UsageError(`--from: must not be after --to (${from.toISOString()} > ${to.toISOString()}; --to defaults to now)`);
       }
-      const all = await readAccounts(options.account ?? [], options.accountsFile);
+      const byConnection = options.connections === true || options.connection !== undefined;
+      if (byConnection) {
+        if (options.provider !== undefined || options.account !== undefined || options.accountsFile !== undefined) {
+          throw new UsageError("--connections: the provider and accounts come from each connection; drop --provider, --account and --accounts-file");
+        }
+      } else if (options.provider === undefined) {
+        command.error("error: required option '--provider <id>' not specified", { code: "commander.missingMandatoryOptionValue" });
+      }
+      const all = byConnection ? [] : await readAccounts(options.account ?? [], options.accountsFile);
       const accounts = shard ? all.filter((id) => shardOf(id, shard.count) === shard.index) : all;
       const output = ctx.output;
       // Resolves the configuration (a usage error when incomplete) before anything is written.
-      ctx.config();
+      ctx.config(byConnection ? { auth: false } : undefined);
 
       const stderr = process.stderr;
       const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
@@ -140,9 +153,15 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      const run = (client: FdxClient, providerId: string, accounts: readonly string[]) =>
+        exportStatements({ client, providerId, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress, redact: (text) => output.redact(text) });
       let result;
       try {
-        result = await exportStatements({ client, providerId: options.provider, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress, redact: (text) => output.redact(text) });
+        if (byConnection) {
+          await exportConnections(ctx, state, options, { run, shard, signal: controller.signal, progress });
+          return;
+        }
+        result = await run(client, options.provider!, accounts);
       } finally {
         progress.stop();
         process.off("SIGINT", onSignal);

@@ -60,7 +60,17 @@ export async function openStore(spec: string | undefined, env: Env, addSecrets: 
     throw new UsageError(`--store: expected a postgres:// URL or a directory, not a ${value.slice(0, value.indexOf(":"))}: URL`);
   } else opened = await openEmbedded(path.resolve(value));
   const key = env[KEY_ENV];
-  if (key === undefined || key.trim() === "") return opened;
+  if (key === undefined || key.trim() === "") {
+    const store = refuseSealed(opened.store);
+    // Told here in plain words; past this point the manager's wrapping of store errors would hide why.
+    try {
+      for await (const _row of store.list()) break;
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
+    return { ...opened, store };
+  }
   const options = parseEncryptionKeys(key);
   addSecrets(key, ...Object.values(options.keys));
   let store: ConnectionStore;
@@ -106,4 +116,27 @@ async function openEmbedded(dir: string): Promise<OpenStore> {
     throw new UsageError(`--store: could not open the embedded database in ${dir} (is another fdxkit using it?)`, { cause: error });
   }
   return { store: postgresConnectionStore(db), where: dir, close: () => db.close() };
+}
+
+/**
+ * Without a key, a row whose tokens are sealed must not be used: its
+ * ciphertext would go to the IdP as a refresh token, be refused, and the
+ * connection would end as if the user had revoked it.
+ */
+function refuseSealed(store: ConnectionStore): ConnectionStore {
+  const check = <T extends { idToken: string; refreshToken: string } | undefined>(row: T): T => {
+    if (row && (row.refreshToken.startsWith("fdxenc.") || row.idToken.startsWith("fdxenc."))) {
+      throw new UsageError(`the stored connections are encrypted: set ${KEY_ENV} to the key they were written with`);
+    }
+    return row;
+  };
+  return {
+    get: async (id) => check(await store.get(id)),
+    compareAndSet: (id, expected, next) => store.compareAndSet(id, expected, next),
+    delete: (id) => store.delete(id),
+    list: async function* () {
+      for await (const row of store.list()) yield check(row);
+    },
+    ...(store.findByConsentId ? { findByConsentId: async (consentId: string) => check(await store.findByConsentId!(consentId)) } : {}),
+  };
 }

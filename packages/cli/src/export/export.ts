@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { FdxApiError, FdxRateLimitError, FdxUnauthorizedError, type FdxClient, type Statement, type StatementIds } from "@fdxkit/client";
+import { FdxReauthorizationRequiredError } from "@fdxkit/client/auth";
 import { saveStatement } from "@fdxkit/client/node";
 import { displayDate } from "../dates.js";
 import { describeError, type ErrorReport } from "../errors.js";
@@ -244,7 +245,8 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
             emptyWindows++;
             continue;
           }
-          if (error instanceof FdxUnauthorizedError) {
+          // Refused credentials, or an end user's connection that needs their approval again: no account will fare better.
+          if (error instanceof FdxUnauthorizedError || error instanceof FdxReauthorizationRequiredError) {
             fatal = error;
             return;
           }
