@@ -80,6 +80,8 @@ const STORM_MS = 30_000;
 /** A lease whose row's version stays the same this much longer than leaseMs is dead. */
 const LEASE_GRACE_MS = 5_000;
 const END_GRANTS = new Set(["invalid_grant", "invalid_request"]);
+/** The envelope of encryptConnectionStore's values. */
+const SEALED = "fdxenc.";
 
 /**
  * End users' connections on a store (DESIGN.md §10): `complete` stores the
@@ -155,6 +157,14 @@ export function createConnections(options: ConnectionsOptions): Connections {
   const checkOwn = async (row: Connection) => {
     if (!(await isOwn(row))) {
       throw new FdxConnectionStoreError(`Connection ${JSON.stringify(row.id)} belongs to another issuer or client: not used`, { connectionId: row.id, reason: "foreign_connection" });
+    }
+    // Sealed tokens read without encryptConnectionStore (a key left out of one process's set-up): sent to the
+    // IdP, the ciphertext would be refused and the connection ended as if the user had revoked it.
+    if (row.refreshToken.startsWith(SEALED) || row.idToken.startsWith(SEALED)) {
+      throw new FdxConnectionStoreError(`Connection ${JSON.stringify(row.id)} holds encrypted tokens: read the store through encryptConnectionStore with its keys`, {
+        connectionId: row.id,
+        reason: "undecryptable",
+      });
     }
     return row;
   };

@@ -238,6 +238,22 @@ describe("complete, get, list, findByConsentId", () => {
     }
   });
 
+  it("a row written through encryptConnectionStore and read without it is refused: no ciphertext reaches the IdP, the connection survives", async () => {
+    const inner = memoryConnectionStore();
+    const sealed = encryptConnectionStore(inner, { keys: { k1: btoa(String.fromCharCode(...new Uint8Array(32).fill(9))) }, current: "k1" });
+    await connect(make(sealed));
+    const plain = make(inner);
+    const before = stats();
+    for (const call of [() => plain.token("user-42")({ rejected: "x", signal: undefined }), () => plain.refresh("user-42"), () => plain.get("user-42")]) {
+      const error = await rejectionOf(call());
+      expect(error).toBeInstanceOf(FdxConnectionStoreError);
+      expect(error).toMatchObject({ reason: "undecryptable", connectionId: "user-42" });
+      expect(String(error)).not.toContain("fdxenc.v1");
+    }
+    expect(stats()).toEqual(before);
+    expect((await make(sealed).get("user-42"))?.status).toBe("active");
+  });
+
   it("lists only this issuer's and client's rows; findByConsentId scans list() when the store has no index", async () => {
     const inner = memoryConnectionStore();
     const { findByConsentId: _none, ...plain } = inner;
