@@ -7,7 +7,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { dedupeTableSql, FdxPostgresError, postgresDedupe, type Queryable } from "../src/index.js";
 import { expectNoSecrets, postgresUrl, uniqueTable } from "./support.js";
 
@@ -179,5 +179,42 @@ describe.skipIf(!pool)("two receiver processes on one PostgreSQL dedupe store", 
     expect(all).toHaveLength(50);
     expect(new Set(all).size).toBe(50);
     expect(await rowCount(pool!, table)).toBe(50);
+  });
+});
+
+describe("as createWebhookHandler's dedupe", () => {
+  const notification = (id: string) =>
+    JSON.stringify({
+      notificationId: id,
+      type: "CONSENT_REVOKED",
+      sentOn: "2026-11-25T10:00:00Z",
+      category: "CONSENT",
+      publisher: { name: "bank", type: "DATA_PROVIDER" },
+      notificationPayload: { id: "c-1", idType: "CONSENT" },
+    });
+  const post = (body: string) => new Request("https://me.test/hook", { method: "POST", headers: { "content-type": "application/json" }, body });
+
+  it("a redelivery is answered 200 without a second call; a failed one is handled again", async () => {
+    const { createWebhookHandler } = await import("@fdxkit/client/webhooks");
+    const dedupe = postgresDedupe(lite, { table: uniqueTable() });
+    expectTypeOf(dedupe).toMatchTypeOf<import("@fdxkit/client/webhooks").DedupeStore>();
+    const handled: string[] = [];
+    let failNext = true;
+    const handler = createWebhookHandler({
+      dedupe,
+      onNotification: (n) => {
+        if (n.notificationId === "n-fail" && failNext) {
+          failNext = false;
+          throw new Error("down");
+        }
+        handled.push(n.notificationId);
+      },
+    });
+    expect((await handler(post(notification("n-1")))).status).toBe(200);
+    expect((await handler(post(notification("n-1")))).status).toBe(200);
+    expect((await handler(post(notification("n-fail")))).status).toBe(500);
+    expect((await handler(post(notification("n-fail")))).status).toBe(200);
+    expect((await handler(post(notification("n-fail")))).status).toBe(200);
+    expect(handled).toEqual(["n-1", "n-fail"]);
   });
 });
