@@ -207,7 +207,7 @@ describe("as createWebhookHandler's dedupe", () => {
           failNext = false;
           throw new Error("down");
         }
-        handled.push(n.notificationId);
+        handled.push(String(n.notificationId));
       },
     });
     expect((await handler(post(notification("n-1")))).status).toBe(200);
