@@ -1,4 +1,4 @@
-import type { FdxError } from "./errors/FdxError.js";
+import type { FdxError } from "./error.js";
 
 /** What a token function is told when it is called (DESIGN.md §3 "Tokens"). */
 export interface TokenContext {

@@ -1,4 +1,4 @@
-import { FdxConnectionError, FdxError } from "../core/errors/index.js";
+import { FdxConnectionError, FdxError } from "../core/error.js";
 import { abortError, onAbort } from "../internal/abort.js";
 
 /**

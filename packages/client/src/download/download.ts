@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Context } from "../internal/context.js";
 import { isHeaderValue, request } from "../internal/request.js";

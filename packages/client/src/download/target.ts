@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { Context } from "../internal/context.js";
 import { checkIds } from "../internal/validation.js";
 import type { Statement } from "../models.js";

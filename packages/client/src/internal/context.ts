@@ -1,4 +1,4 @@
-import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
 import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";

@@ -11,9 +11,9 @@ import {
   FdxTimeoutError,
   FdxValidationError,
   type FdxIssue,
-} from "../core/errors/index.js";
-import { toApiError } from "../core/errors/mapping.js";
-import { redactCause, redactText, secretForms } from "../core/errors/redact.js";
+} from "../core/error.js";
+import { toApiError } from "../core/error.js";
+import { redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
@@ -164,10 +164,10 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   return undefined;
 }
 
-async function callToken(token: () => string | Promise<string>, signal: AbortSignal | undefined): Promise<unknown> {
+async function callToken(token: Exclude<TokenProvider, string>, signal: AbortSignal | undefined): Promise<unknown> {
   try {
     // The token function is not covered by the timeout, but the caller can still give up on it.
-    return await raceAbort(Promise.resolve(token()), signal);
+    return await raceAbort(Promise.resolve(token({ rejected: undefined, signal })), signal);
   } catch (error) {
     throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
   }

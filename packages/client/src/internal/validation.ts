@@ -1,4 +1,4 @@
-import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { SubscriptionInput, SubscriptionUpdate } from "../models.js";
 import { isRecord } from "./is-record.js";
 import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/enums.js";

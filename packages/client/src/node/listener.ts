@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 
 /** A Fetch-API handler, such as the one `createWebhookHandler` returns. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;

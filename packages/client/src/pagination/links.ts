@@ -1,4 +1,4 @@
-import { FdxLinkError } from "../core/errors/index.js";
+import { FdxLinkError } from "../core/error.js";
 import { clip } from "../internal/text.js";
 
 /**

@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { anySignal } from "../internal/abort.js";
 import { checkResponse, type Context } from "../internal/context.js";

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { FdxWebhookError } from "../core/errors/index.js";
+import { FdxWebhookError } from "../core/error.js";
 import { notificationSchema, type Notification } from "../schemas/notification.js";
 import { toIssues } from "../schemas/issues.js";
 import { readJson } from "./json.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FdxError, FdxWebhookError } from "../../src/core/errors/index.js";
+import { FdxError, FdxWebhookError } from "../../src/core/error.js";
 import { parseNotification } from "../../src/webhooks/index.js";
 import { consentNotification, copyOf, maintenanceNotification } from "./fixtures.js";
 
