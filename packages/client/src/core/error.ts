@@ -2,9 +2,8 @@
 // FDX error codes, and the mapping of a non-2xx answer to its class.
 // Redaction, which every field of these errors passes through, is in
 // redact.ts beside this file.
-import { clip } from "../internal/text.js";
 import { isRecord } from "../internal/is-record.js";
-import { redactText, redactValue } from "./redact.js";
+import { clip, redactText, redactValue } from "./redact.js";
 
 const BRAND = Symbol.for("fdxkit.error.kinds");
 
@@ -293,11 +292,13 @@ export interface ApiFailure {
  */
 export function toApiError(status: number, statusText: string, headers: Headers, text: string, request: FailedRequest): ApiFailure {
   const { secrets } = request;
+  // The one redaction step, over the whole text before anything reads or cuts it.
+  const clean = redactText(text, secrets);
   // HTTP/2 (and so most browsers) carries no reason phrase: "HTTP 503" still says what happened.
   const fallback = statusText || `HTTP ${status}`;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(clean);
   } catch {
     // Not JSON (empty, text, HTML): `body` is the text.
   }
@@ -306,17 +307,18 @@ export function toApiError(status: number, statusText: string, headers: Headers,
   const code = json ? (json.code ?? (typeof json.error === "string" ? json.error : undefined)) : undefined;
   const message = json
     ? nonEmpty(json.message) || nonEmpty(json.error_description) || nonEmpty(json.error) || fallback
-    : textMessage(text, headers, fallback);
+    : textMessage(clean, headers, fallback, secrets);
   const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
   const init: FdxApiErrorInit & { retryAfterMs: number | undefined } = {
     status,
     code: typeof code === "string" ? code : typeof code === "number" ? String(code) : undefined,
+    // Parsed JSON is walked again: a string may have spelled the secret with \u escapes.
     message: redactText(message, secrets),
     debugMessage: typeof json?.debugMessage === "string" ? redactText(json.debugMessage, secrets) : undefined,
-    body: redactValue(parsed === undefined ? text : parsed, secrets),
+    body: redactValue(parsed === undefined ? clean : parsed, secrets),
     headers: redactValue(Object.fromEntries(headers), secrets),
     method: request.method,
-    url: request.url,
+    url: redactText(request.url, secrets),
     interactionId: headers.get("x-fapi-interaction-id") ?? request.interactionId,
     // Read by FdxRateLimitError (429) only; the other classes ignore it.
     retryAfterMs,
@@ -328,11 +330,11 @@ const nonEmpty = (value: unknown) => (typeof value === "string" ? value : "");
 
 // Plain text is shown (cut short); markup from a proxy or gateway would only
 // bury the status, so an HTML page falls back to the status text.
-function textMessage(text: string, headers: Headers, fallback: string): string {
+function textMessage(text: string, headers: Headers, fallback: string, secrets: readonly string[]): string {
   const trimmed = text.trim();
   const type = headers.get("content-type") ?? "";
   if (!trimmed || /html|xml/i.test(type) || trimmed.startsWith("<")) return fallback;
-  return clip(trimmed);
+  return clip(trimmed, secrets);
 }
 
 /** `Retry-After` as delta-seconds or an HTTP date, in ms from `now`; undefined when absent or unreadable. */

@@ -4,11 +4,12 @@ export class BodyTooLarge extends Error {}
 /**
  * The body as text, read chunk by chunk and counted after decompression:
  * past `limit` bytes reading stops (the rest is cancelled) and, when
- * `truncate` is set, what was read so far is returned; otherwise
- * `BodyTooLarge` is thrown. A gzip bomb or an endless body never reaches
- * memory.
+ * `truncate` is given, the first `limit` bytes are returned as text passed
+ * through it (the request path drops a secret the cut split: see
+ * `dropCutSecret`); otherwise `BodyTooLarge` is thrown. A gzip bomb or an
+ * endless body never reaches memory.
  */
-export async function readText(response: Response, limit: number, truncate = false): Promise<string> {
+export async function readText(response: Response, limit: number, truncate?: (text: string) => string): Promise<string> {
   const body = response.body;
   if (!body) return "";
   const reader = body.getReader();
@@ -21,8 +22,7 @@ export async function readText(response: Response, limit: number, truncate = fal
         void reader.cancel().catch(() => undefined);
         if (!truncate) throw new BodyTooLarge();
         chunks.push(chunk.value.subarray(0, chunk.value.byteLength - (bytes - limit)));
-        bytes = limit;
-        break;
+        return truncate(decode(chunks, limit));
       }
       chunks.push(chunk.value);
     }
@@ -31,8 +31,14 @@ export async function readText(response: Response, limit: number, truncate = fal
     void reader.cancel().catch(() => undefined);
     throw error;
   }
-  // Decoded once, at the end, with one shared decoder: most JSON answers are a
-  // single chunk, and a streaming decoder per call cost more than the copy.
+  return decode(chunks, bytes);
+}
+
+/**
+ * Decoded once, at the end, with one shared decoder: most JSON answers are a
+ * single chunk, and a streaming decoder per call cost more than the copy.
+ */
+function decode(chunks: Uint8Array[], bytes: number): string {
   // Stryker disable next-line ConditionalExpression: the general path decodes the same bytes; this only saves a copy
   if (chunks.length === 1) return utf8.decode(chunks[0]);
   const all = new Uint8Array(bytes);

@@ -13,12 +13,11 @@ import {
   type FdxIssue,
 } from "../core/error.js";
 import { toApiError } from "../core/error.js";
-import { redactCause, redactText, secretForms } from "../core/redact.js";
+import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
-import { clip } from "./text.js";
 import { uuid } from "./uuid.js";
 
 /** What the request function needs of a client (or of `clientCredentials`, which has no token and no hooks). */
@@ -62,12 +61,16 @@ export interface BodyAnswer {
   /** The parsed body in `"json"` mode: `undefined` for an empty one (204). */
   data: unknown;
   interactionId: string | undefined;
+  /** What no error may show (the token sent, in every form): for errors about this answer made after it (a page's links). */
+  secrets: () => readonly string[];
 }
 
 /** A 2xx answer whose body is left to stream (downloads). */
 export interface StreamAnswer {
   response: Response;
   interactionId: string | undefined;
+  /** What no error may show (the token sent, in every form): for the errors of the body stream. */
+  secrets: () => readonly string[];
 }
 
 /** Error bodies are small; a proxy's error page is not worth holding whole. */
@@ -242,9 +245,10 @@ async function send(
       response = await limits.race(t.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal);
-      if (limits.timedOut) return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`, { interactionId }));
       const s = secrets();
-      return failed(new FdxConnectionError(`${method} ${url} failed: ${describe(cause, s)}`, { cause: redactCause(cause, s), interactionId }));
+      // The URL too: a same-origin page link may have carried the token.
+      if (limits.timedOut) return failed(new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms`, s), { interactionId }));
+      return failed(new FdxConnectionError(redactText(`${method} ${url} failed: ${describe(cause)}`, s), { cause: redactCause(cause, s), interactionId }));
     }
     const { status } = response;
     if (hooks?.onResponse) {
@@ -259,20 +263,23 @@ async function send(
     if (!stream && (response.type === "opaqueredirect" || (status >= 300 && status < 400))) {
       void response.body?.cancel().catch(() => undefined);
       const location = response.headers.get("location");
-      throw new FdxLinkError(`${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`, location ?? url);
+      const s = secrets();
+      const message = `${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`;
+      throw new FdxLinkError(redactText(message, s), redactText(location ?? url, s));
     }
     if (!response.ok) {
       let text = "";
+      const s = secrets();
       try {
-        text = await limits.race(readText(response, MAX_ERROR_BODY, true));
+        text = await limits.race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
       } catch {
         if (signal?.aborted) throw abortError(signal);
         // A body cut off mid-error still yields the status-based error.
       }
-      const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: secrets() });
+      const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: s });
       return { error, status, retryAfterMs };
     }
-    if (stream) return { response, interactionId };
+    if (stream) return { response, interactionId, secrets };
     let text: string;
     try {
       text = await limits.race(readText(response, t.maxResponseBytes));
@@ -281,25 +288,22 @@ async function send(
       if (cause instanceof BodyTooLarge) {
         throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], { interactionId });
       }
-      if (limits.timedOut) {
-        return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms while reading the response`, { interactionId }));
-      }
       const s = secrets();
-      const message = `${method} ${url} failed while reading the response: ${describe(cause, s)}`;
+      if (limits.timedOut) {
+        return failed(new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms while reading the response`, s), { interactionId }));
+      }
+      const message = redactText(`${method} ${url} failed while reading the response: ${describe(cause)}`, s);
       return failed(new FdxConnectionError(message, { cause: redactCause(cause, s), interactionId }));
     }
     let data: unknown;
     if (mode === "json" && text !== "") {
       try {
         data = JSON.parse(text);
-      } catch (cause) {
-        // The parser quotes the text, which may echo the token.
-        const s = secrets();
-        const message = `response body is not valid JSON (${redactText(clip((cause as Error).message), s)})`;
-        throw new FdxResponseError(status, [{ path: "", message }], { cause: redactCause(cause, s), interactionId });
+      } catch {
+        throw notJson(text, status, secrets(), interactionId);
       }
     }
-    return { status, headers: response.headers, text, data, interactionId };
+    return { status, headers: response.headers, text, data, interactionId, secrets };
   } finally {
     limits.end();
   }
@@ -322,12 +326,29 @@ async function runHook<E>(name: string, hook: (event: E) => void | Promise<void>
   }
 }
 
-// The platform error's own message names the cause (ECONNREFUSED, reset); redacted, as a custom fetch may quote headers.
-function describe(cause: unknown, secrets: readonly string[]): string {
+// The platform error's own message names the cause (ECONNREFUSED, reset); the caller redacts it, as a custom fetch may quote headers.
+function describe(cause: unknown): string {
   if (cause instanceof Error) {
     const inner = (cause as { cause?: unknown }).cause;
     const code = inner && typeof inner === "object" && "code" in inner ? ` (${String((inner as { code: unknown }).code)})` : "";
-    return redactText(`${cause.message}${code}`, secrets);
+    return `${cause.message}${code}`;
   }
-  return redactText(String(cause), secrets);
+  return String(cause);
+}
+
+/**
+ * The error for a 2xx body that is not JSON. The parser quotes the text, cut
+ * to a few characters around the fault, and a cut may split the token: so the
+ * text is redacted whole and parsed again, and only that parser's message
+ * (and error) are kept.
+ */
+function notJson(text: string, status: number, secrets: readonly string[], interactionId: string | undefined): FdxResponseError {
+  let cause: unknown;
+  try {
+    JSON.parse(redactText(text, secrets));
+  } catch (error) {
+    cause = error;
+  }
+  const why = cause instanceof Error ? ` (${clip(cause.message, secrets)})` : "";
+  return new FdxResponseError(status, [{ path: "", message: `response body is not valid JSON${why}` }], { cause, interactionId });
 }

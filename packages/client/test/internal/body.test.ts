@@ -35,12 +35,14 @@ describe("readText", () => {
     expect(over.seen.cancelled).toBe(true);
   });
 
-  it("when truncating, answers the first `limit` bytes and cancels the rest", async () => {
+  it("when truncating, answers the first `limit` bytes through the truncate function and cancels the rest", async () => {
     const over = chunked([bytes("ab"), bytes("cdef"), bytes("gh")]);
-    expect(await readText(over.response, 5, true)).toBe("abcde");
+    expect(await readText(over.response, 5, (text) => `${text}|`)).toBe("abcde|");
     await Promise.resolve();
     expect(over.seen.cancelled).toBe(true);
-    expect(await readText(chunked([bytes("abcdef")]).response, 3, true)).toBe("abc");
+    expect(await readText(chunked([bytes("abcdef")]).response, 3, (text) => text)).toBe("abc");
+    // A body within the limit is not cut, and not passed through it.
+    expect(await readText(chunked([bytes("abc")]).response, 3, (text) => `${text}|`)).toBe("abc");
   });
 
   it("answers an empty string for a response without a body", async () => {
