@@ -37,6 +37,8 @@ describe("createClient", () => {
       fetch: typeof fetch;
       timeoutMs: number;
       maxRetries: number;
+      maxResponseBytes: number;
+      maxDownloadBytes: number;
       versions: { statements: string };
       allowInsecureCallbackUrls: boolean;
       validateResponses: boolean;
@@ -46,13 +48,14 @@ describe("createClient", () => {
     expectTypeOf<{ baseUrl: string }>().not.toExtend<ClientOptions>();
   });
 
-  it("RequestOptions has signal, timeoutMs, maxRetries, headers and interactionId, all optional", () => {
+  it("RequestOptions has signal, timeoutMs, maxRetries, headers, interactionId and maxDownloadBytes, all optional", () => {
     expectTypeOf<RequestOptions>().toEqualTypeOf<{
       signal?: AbortSignal;
       timeoutMs?: number;
       maxRetries?: number;
       headers?: Record<string, string>;
       interactionId?: string;
+      maxDownloadBytes?: number;
     }>();
   });
 });

@@ -4,25 +4,18 @@
  * can be long and endless, and the memory for it stays bounded. Two strings
  * share a hash with odds of about n² / 2⁵⁴ — for 100 000 entries, one in two
  * million — which at worst takes a new string for one seen before.
+ *
+ * Returns `add`: it adds a string and answers whether it was new.
  */
-export class RecentSet {
-  private readonly hashes = new Set<number>();
-
-  constructor(private readonly max: number) {}
-
-  has(text: string): boolean {
-    return this.hashes.has(hash53(text));
-  }
-
-  /** Adds `text`; past `max` entries, the oldest is forgotten. Returns false when it was there already. */
-  add(text: string): boolean {
+export function recentSet(max: number): (text: string) => boolean {
+  const hashes = new Set<number>();
+  return (text) => {
     const h = hash53(text);
-    if (this.hashes.has(h)) return false;
-    this.hashes.add(h);
+    if (hashes.has(h)) return false;
     // A Set iterates in insertion order: its first entry is the oldest.
-    if (this.hashes.size > this.max) this.hashes.delete(this.hashes.values().next().value!);
+    if (hashes.add(h).size > max) hashes.delete(hashes.values().next().value!);
     return true;
-  }
+  };
 }
 
 /** cyrb53 (public domain): a fast, well-mixed 53-bit string hash, not a cryptographic one. */

@@ -237,13 +237,25 @@ async function send(
         headers,
         body: call.body?.text,
         // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
-        redirect: stream ? "follow" : "manual",
+        // Downloads follow them by hand (redirects.ts), under the limits the platform would not keep.
+        redirect: "manual",
         signal: limits.signal,
       };
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      response = await limits.race(t.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
+      const fetchOnce = (to: string, options: RequestInit) => (t.fetch ? t.fetch(new Request(to, options)) : globalThis.fetch(to, options));
+      response = await limits.race(fetchOnce(url, init));
+      if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
+        // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
+        const { followRedirects } = await limits.race(import("./redirects.js"));
+        const refuse = (location: string, why: string) => {
+          const s = secrets();
+          return new FdxLinkError(redactText(`Refusing the redirect of ${url} to ${JSON.stringify(clip(location, s))}: ${why}`, s), redactText(location, s));
+        };
+        response = await limits.race(followRedirects(response, url, init, fetchOnce, refuse));
+      }
     } catch (cause) {
+      if (cause instanceof FdxLinkError) throw cause;
       if (signal?.aborted) throw abortError(signal);
       const s = secrets();
       // The URL too: a same-origin page link may have carried the token.

@@ -38,6 +38,9 @@ export function idCheck(maxLength?: number): Check {
   });
 }
 
+/** A byte limit: an integer >= 1. */
+export const isByteLimit = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+
 /**
  * `YYYY-MM-DD` naming a real calendar day. Date rolls "2025-02-30" over to
  * March 2 (or refuses it): a real day is one that reads back unchanged.

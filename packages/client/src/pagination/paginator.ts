@@ -3,7 +3,7 @@ import type { RequestOptions } from "../core/options.js";
 import { anySignal } from "../internal/abort.js";
 import { checkResponse, type Context } from "../internal/context.js";
 import { buildPath, buildQuery } from "../internal/paths.js";
-import { RecentSet } from "../internal/recent.js";
+import { recentSet } from "../internal/recent.js";
 import { request } from "../internal/request.js";
 import type { Statement } from "../models.js";
 import { refuseLink, resolveHref } from "./links.js";
@@ -113,8 +113,8 @@ async function* walk(
 ): AsyncGenerator<StatementPage, void, undefined> {
   // The URLs requested in this iteration, the first page's included: a link back to any of them is a loop.
   // The last MAX_REMEMBERED only: a loop back further than that still ends, as stale pages.
-  const requested = new RecentSet(MAX_REMEMBERED);
-  const yielded = new RecentSet(MAX_REMEMBERED);
+  const requested = recentSet(MAX_REMEMBERED);
+  const yielded = recentSet(MAX_REMEMBERED);
   // With prefetch, a page may be in flight when the consumer stops: this cancels it.
   const ahead = prefetch ? new AbortController() : undefined;
   const sendOptions = ahead ? { ...options, signal: anySignal(options.signal, ahead.signal) } : options;
@@ -164,11 +164,11 @@ const noSecrets = () => [];
  * before. A statement is known by its `statementId`, or, without a string
  * one, by its whole content.
  */
-function bringsNew(statements: Statement[], yielded: RecentSet): boolean {
+function bringsNew(statements: Statement[], yielded: (key: string) => boolean): boolean {
   let fresh = false;
   for (const statement of statements) {
     const id = (statement as { statementId?: unknown } | null)?.statementId;
-    if (yielded.add(typeof id === "string" ? `#${id}` : `=${JSON.stringify(statement)}`)) fresh = true;
+    if (yielded(typeof id === "string" ? `#${id}` : `=${JSON.stringify(statement)}`)) fresh = true;
   }
   return fresh;
 }
@@ -183,11 +183,11 @@ async function loadPage(
   target: string,
   href: string,
   options: RequestOptions,
-  requested: RecentSet,
+  requested: (url: string) => boolean,
   secrets: () => readonly string[],
 ): Promise<Loaded> {
   const url = resolveHref(target, p.productsOrigin, secrets).href;
-  if (!requested.add(url)) throw refuseLink(href, `${url} was already requested (a loop)`, secrets());
+  if (!requested(url)) throw refuseLink(href, `${url} was already requested (a loop)`, secrets());
   const answer = await request(p, { method: "GET", url, options }, "json");
   const { data, status, interactionId } = answer;
   if (p.validateResponses) await checkResponse(data, "statementList", status, interactionId);
