@@ -3,6 +3,7 @@ import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
 import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
 import { trimBase } from "./url.js";
+import { isRecord } from "./is-record.js";
 import { idCheck, isByteLimit } from "./validation.js";
 
 /** A client's settings, checked once: what resources, pages and downloads need. */
@@ -88,10 +89,12 @@ function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** A call whose answer must be a JSON body. */
+/** A call whose answer must be a JSON object. */
 export async function callBody<T>(ctx: Context, call: Call, kind: ResponseKind): Promise<T> {
   const { data, status, interactionId } = await request(ctx, call, "json");
   if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }], { interactionId });
+  // Checked with or without validateResponses: a string or an array where an object is due is no answer at all.
+  if (!isRecord(data)) throw new FdxResponseError(status, [{ path: "", message: "response body must be a JSON object" }], { interactionId });
   // Awaited only when on: the check costs a promise turn on every call otherwise.
   if (ctx.validateResponses) await checkResponse(data, kind, status, interactionId);
   return data as T;
