@@ -90,7 +90,7 @@ export interface MockControls {
   readonly faultCount: number;
   /** Seeded data, the same for every instance (a copy: changing it changes nothing served). */
   readonly seed: MockSeed;
-  /** Snapshots of the webhook deliveries of test events, oldest first. */
+  /** Snapshots of the webhook deliveries of test events, the last 1,000, oldest first. */
   readonly deliveries: WebhookDelivery[];
   /** Snapshot of the current subscriptions, oldest first. */
   readonly subscriptions: Subscription[];

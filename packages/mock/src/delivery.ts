@@ -29,8 +29,12 @@ export interface DeliveryOptions {
   fetch?: typeof fetch;
 }
 
+/** Records kept: a shared sandbox must not grow with every test event it ever sent (DESIGN.md §6). */
+export const MAX_DELIVERY_RECORDS = 1000;
+
 /**
- * Posts webhooks in the background and keeps a record of each. Retries happen
+ * Posts webhooks in the background and keeps a record of each (the last
+ * {@link MAX_DELIVERY_RECORDS}). Retries happen
  * on a non-2xx answer or a network error; redirects count as failures, as a
  * webhook sender should not follow them blindly.
  */
@@ -53,14 +57,15 @@ export class DeliveryQueue {
     };
   }
 
-  /** Snapshots of every delivery since the start (or the last `clear`). */
+  /** Snapshots of the last 1,000 deliveries since the start (or the last `clear`), oldest first. */
   get records(): WebhookDelivery[] {
     return this.#records.map((record) => ({ ...record }));
   }
 
   enqueue(subscriptionId: string, url: string, notification: Notification): void {
     const record: WebhookDelivery = { subscriptionId, url, notification, status: "pending", attempts: 0 };
-    this.#records.push(record);
+    // The oldest record goes; its delivery, if still in flight, finishes unlisted.
+    if (this.#records.push(record) > MAX_DELIVERY_RECORDS) this.#records.shift();
     // deliver() never rejects, so no rejection can go unhandled.
     const task = this.#deliver(record).finally(() => this.#inFlight.delete(task));
     this.#inFlight.add(task);
