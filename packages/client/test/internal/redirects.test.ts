@@ -104,3 +104,25 @@ describe("from https: down to http:", () => {
     expect(plain).toBe(0);
   });
 });
+
+describe("in a browser, which hides a redirect's Location (an opaque redirect)", () => {
+  it("asks again with redirect: follow, and the platform follows by its own rules", async () => {
+    const { followRedirects } = await import("../../src/internal/redirects.js");
+    // What a browser's fetch answers a manual redirect with; Node cannot make one.
+    const opaque = { type: "opaqueredirect", status: 0, headers: new Headers(), body: null } as unknown as Response;
+    const final = new Response("%PDF-1.7");
+    const calls: [string, RequestRedirect | undefined][] = [];
+    const result = await followRedirects(
+      opaque,
+      "https://docs.test/s.pdf",
+      { method: "GET", redirect: "manual" },
+      async (url, init) => {
+        calls.push([url, init.redirect]);
+        return final;
+      },
+      () => new Error("no redirect is refused here"),
+    );
+    expect(result).toBe(final);
+    expect(calls).toEqual([["https://docs.test/s.pdf", "follow"]]);
+  });
+});
