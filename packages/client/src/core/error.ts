@@ -174,7 +174,7 @@ export class FdxConnectionError extends FdxError {
   }
 }
 
-/** An attempt got no response headers within `timeoutMs`. */
+/** An attempt timed out: no answer within `timeoutMs` (a JSON call's body included), or a download's body stalled that long. */
 export class FdxTimeoutError extends FdxConnectionError {
   static override readonly kind: string = "FdxTimeoutError";
 }
@@ -200,7 +200,12 @@ export class FdxValidationError extends FdxError {
   }
 }
 
-/** A 2xx response that is not what the service description says (bad JSON, too large; with `validateResponses`, a schema mismatch). */
+/**
+ * A 2xx response that is not what the service description says: bad JSON, a
+ * value of the wrong kind (a string where an object is due), a body past
+ * `maxResponseBytes` or a document past `maxDownloadBytes`; with
+ * `validateResponses`, a schema mismatch.
+ */
 export class FdxResponseError extends FdxError {
   static override readonly kind: string = "FdxResponseError";
   declare readonly status: number;
