@@ -10,9 +10,9 @@ import {
   FdxResponseError,
   FdxTimeoutError,
   FdxValidationError,
+  toApiError,
   type FdxIssue,
 } from "../core/error.js";
-import { toApiError } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
