@@ -1,4 +1,4 @@
-import { guardBody, type BodyLimits } from "./body.js";
+import { guardBody, type BodyLimits } from "../internal/body.js";
 
 /**
  * A downloaded statement. `body` is the response stream itself: the SDK reads
