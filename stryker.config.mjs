@@ -14,8 +14,8 @@ export default {
   ignoreStatic: true,
   concurrency: 2,
   mutate: [
-    "packages/client/src/internal/{request,abort,body,context,retry,validation,paths,text,url}.ts",
-    "packages/client/src/core/errors/{mapping,redact}.ts",
+    "packages/client/src/internal/{request,abort,body,context,retry,validation,paths,url,recent,redirects}.ts",
+    "packages/client/src/core/{error,redact}.ts",
     "packages/client/src/pagination/*.ts",
     "packages/client/src/download/*.ts",
     "packages/client/src/webhooks/{body,content-type,guards,handler,json,parse,shape}.ts",

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Package gates for every published package: publint clean, and
-// @arethetypeswrong/cli green (types resolve for ESM and CJS users).
+// Package gates for every published package: publint clean,
+// @arethetypeswrong/cli green (types resolve for ESM and CJS users), and no
+// file in the tarball naming the directory it was built in (source maps did).
 //
 // Each package is packed once, with npm, into a scratch directory, and both
 // tools read that tarball: what they judge is exactly what would be
@@ -60,6 +61,12 @@ try {
       console.log(`✘ publint ${pkg.name} could not run:`, error);
       failed++;
     }
+
+    // Anything published that names this checkout's path (a source map's sources, say) names the build machine.
+    const files = spawnSync("tar", ["-xzOf", tarball], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    const clean = files.status === 0 && !files.stdout.includes(root);
+    console.log(`${clean ? "✔" : "✘"} no build path in ${pkg.name}${files.status === 0 ? "" : ` (tar exit ${files.status})`}`);
+    failed += Number(!clean);
 
     const attw = spawnSync(path.join(root, "node_modules/.bin/attw"), [tarball, "--format", "table-flipped"], {
       cwd: root,

@@ -25,6 +25,7 @@ const gates = [
   ["API reference: TypeDoc, warnings as errors", `${pnpm} run docs:api`],
   ["typecheck", `${pnpm} run typecheck`],
   ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
+  ["attacks: every hostile server replayed against the built client, outcomes as committed", "node scripts/attacks.mjs --check"],
   ["package gates: publint, attw (on the packed tarball)", "node scripts/check-packages.mjs"],
   ["fresh consumer app: packed tarballs, ESM and CJS", "node scripts/check-consumer.mjs"],
   ["docs: snippets typecheck under strict, marked commands run, sample outputs match, relative links resolve", "node scripts/check-docs.mjs"],

@@ -3,10 +3,17 @@
 // then MUTATION.md written from Stryker's own JSON report. Fails when the
 // score is under 85 % or a file is under 80 %.
 //
-//   node scripts/mutation.mjs            run Stryker (incremental), then write MUTATION.md
-//   node scripts/mutation.mjs --report   only write MUTATION.md from the last report
+// A run changes no tracked file: it starts from the committed incremental
+// record (mutation/stryker-incremental.json), but Stryker updates a copy in
+// reports/mutation/, and the summary goes to reports/mutation/MUTATION.md.
+// `--record` writes both back to the tracked files, for a commit that means
+// to update them.
+//
+//   node scripts/mutation.mjs            run Stryker (incremental), then write reports/mutation/MUTATION.md
+//   node scripts/mutation.mjs --record   the same, into MUTATION.md and mutation/stryker-incremental.json
+//   node scripts/mutation.mjs --report   only write the summary from the last report (with --record: MUTATION.md)
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,10 +23,23 @@ const reportFile = path.join(root, "reports/mutation/mutation.json");
 const MIN_TOTAL = 85;
 const MIN_FILE = 80;
 
+const OWN_FLAGS = new Set(["--report", "--record"]);
+const record = process.argv.includes("--record");
+const trackedIncremental = path.join(root, "mutation/stryker-incremental.json");
+const scratchIncremental = path.join(root, "reports/mutation/stryker-incremental.json");
+const summaryFile = record ? path.join(root, "MUTATION.md") : path.join(root, "reports/mutation/MUTATION.md");
+
 let seconds;
 if (!process.argv.includes("--report")) {
   const started = Date.now();
-  const run = spawnSync(path.join(root, "node_modules/.bin/stryker"), ["run", ...process.argv.slice(2)], { cwd: root, stdio: "inherit" });
+  const args = ["run", ...process.argv.slice(2).filter((arg) => !OWN_FLAGS.has(arg))];
+  if (!record) {
+    // Start from the committed record; Stryker rewrites the copy, never the tracked file.
+    mkdirSync(path.dirname(scratchIncremental), { recursive: true });
+    if (existsSync(trackedIncremental)) copyFileSync(trackedIncremental, scratchIncremental);
+    args.push("--incrementalFile", path.relative(root, scratchIncremental));
+  }
+  const run = spawnSync(path.join(root, "node_modules/.bin/stryker"), args, { cwd: root, stdio: "inherit" });
   seconds = Math.round((Date.now() - started) / 1000);
   if (run.status !== 0) {
     console.error(`stryker run failed (exit ${run.status ?? run.signal})`);
@@ -94,6 +114,7 @@ ${[...ignored].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `- ${n} × ${rea
 
 ${survivors.map((s) => `- \`${s.file}:${s.line}\` ${s.mutator}${s.status === "NoCoverage" ? " (no test runs it)" : ""}: \`${s.replacement.replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 100)}\``).join("\n") || "- none"}
 `;
-writeFileSync(path.join(root, "MUTATION.md"), md);
-console.log(`MUTATION.md: ${pct(score(total))} of ${total.detected + total.undetected} mutants detected; ${low.length} file(s) under ${MIN_FILE} %.`);
+mkdirSync(path.dirname(summaryFile), { recursive: true });
+writeFileSync(summaryFile, md);
+console.log(`${path.relative(root, summaryFile)}: ${pct(score(total))} of ${total.detected + total.undetected} mutants detected; ${low.length} file(s) under ${MIN_FILE} %.`);
 process.exit(pass ? 0 : 1);

@@ -4,13 +4,18 @@
 // string command is cut to the end of the text, as a terminal would swallow it.
 // eslint-disable-next-line no-control-regex
 const SEQUENCES = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+// C0 and C1 controls but newline and tab, and the bidirectional formatting
+// characters (the Arabic letter mark, LRM/RLM, the embeddings and overrides
+// U+202A–U+202E, the isolates U+2066–U+2069): from a server, U+202E can make
+// a file name or a message read backwards on the terminal ("Trojan Source").
 // eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Text safe for a terminal: escape sequences (colours, cursor moves, screen
  * clears, OSC window titles and hyperlinks) removed whole, other C0/C1
- * control characters removed; newlines and tabs kept. Applied to everything
+ * control characters and the bidirectional overrides, embeddings, isolates
+ * and marks removed; newlines and tabs kept. Applied to everything
  * the CLI prints as text, a last line of defence for server-sourced strings.
  */
 export function stripControls(text: string): string {

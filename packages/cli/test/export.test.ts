@@ -337,6 +337,62 @@ describe("statements export: one account", () => {
     expect(entries.map((e) => e.file).sort()).toEqual(files.names);
   });
 
+  it("a document served as application/pdf that is not one (an HTML page) is a failed statement: nothing saved, reported, exit 1", async () => {
+    // The statements of 2025-01 to 2025-03 come back as a sign-in page, still labelled a PDF.
+    const proxy = await startProxy(mock.baseUrl, {
+      pdfBody(bytes, req, res) {
+        res.end(/%7C2025-0[1-3]%2F/.test(req.url ?? "") ? Buffer.from("<!doctype html><title>Sign in</title>".padEnd(bytes.byteLength)) : bytes);
+      },
+    });
+    try {
+      const urls = { baseUrl: proxy.url, productsUrl: `${proxy.url}/products` };
+      const result = await runCli(exportArgs(urls, "--json"));
+      expect(result.code).toBe(1);
+      const summary = JSON.parse(result.stdout);
+      expect(summary.downloaded).toBe(AVAILABLE - 3);
+      expect(summary.failed).toHaveLength(3);
+      for (const failure of summary.failed) expect(failure.error.message).toMatch(/do not start with %PDF-/);
+      const files = await inspect(dir);
+      expect(files.names).toHaveLength(AVAILABLE - 3);
+      expect(files.incomplete).toEqual([]);
+      expect(files.hidden).toEqual([]);
+      expect((await manifest(dir)).map((e) => e.file).sort()).toEqual(files.names);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("statement ids that are not strings are reported and known by their links: the manifest reads back, and a rerun appends nothing", async () => {
+    const proxy = await startProxy(mock.baseUrl, {
+      transformJson(body) {
+        const page = body as { statements?: Record<string, unknown>[] };
+        page.statements?.forEach((s, i) => {
+          // A number from the statement's month (one statement a month), or an object.
+          s.statementId = i % 2 === 0 ? Number(String(s.statementDate).slice(0, 7).replace("-", "")) : { id: s.statementId };
+        });
+        return page;
+      },
+    });
+    try {
+      const urls = { baseUrl: proxy.url, productsUrl: `${proxy.url}/products` };
+      const first = await runCli(exportArgs(urls, "--json"));
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toMatchObject({ downloaded: AVAILABLE, failed: [] });
+      expect(first.stderr).toMatch(/statementId is not a string \(20\d{4}\): it is known by its link/);
+      const entries = await expectManifestMatchesFiles(dir);
+      expect(entries).toHaveLength(AVAILABLE);
+      for (const entry of entries) expect(entry.statementId).toBeNull();
+
+      const second = await runCli(exportArgs(urls, "--json"));
+      expect(second.code).toBe(0);
+      expect(JSON.parse(second.stdout)).toMatchObject({ downloaded: 0, alreadyPresent: AVAILABLE });
+      expect(second.stderr).not.toMatch(/unreadable line/);
+      expect(await manifest(dir)).toEqual(entries);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("names files only from the date shape and a hash: hostile statement data cannot escape the directory", async () => {
     const proxy = await startProxy(mock.baseUrl, {
       transformJson(body) {

@@ -8,6 +8,14 @@ describe("text from a server, for a terminal", () => {
     expect(stripControls(hostile)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 
+  it("loses every bidirectional override, embedding, isolate and mark (U+202E reverses what follows on a terminal)", () => {
+    const bidi = ["\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"];
+    for (const c of bidi) expect(stripControls(`invoice${c}fdp.exe`)).toBe("invoicefdp.exe");
+    expect(printable("statement \u202egnp.exe\u202c saved")).toBe("statement gnp.exe saved");
+    // Other format characters of ordinary text stay: a zero-width joiner in an emoji, an Arabic word.
+    expect(stripControls("👩\u200d💻 مرحبا")).toBe("👩\u200d💻 مرحبا");
+  });
+
   it("an unterminated OSC swallows the rest, as a terminal would", () => {
     expect(stripControls("a\u001b]0;title to the end")).toBe("a");
   });

@@ -6,7 +6,7 @@
  *
  * @module @fdxkit/client
  */
-export { createClient, type FdxClient } from "./core/client.js";
+export { createClient, type FdxClient } from "./client.js";
 export type {
   ApiVersions,
   ClientHooks,
@@ -20,7 +20,28 @@ export type {
   TokenContext,
   TokenProvider,
 } from "./core/options.js";
-export * from "./core/errors/index.js";
+export {
+  FdxError,
+  FdxApiError,
+  FdxBadRequestError,
+  FdxUnauthorizedError,
+  FdxNotFoundError,
+  FdxMethodNotAllowedError,
+  FdxRateLimitError,
+  FdxInternalServerError,
+  FdxNotImplementedError,
+  FdxMaintenanceError,
+  FdxConnectionError,
+  FdxTimeoutError,
+  FdxAbortError,
+  FdxValidationError,
+  FdxResponseError,
+  FdxLinkError,
+  FdxWebhookError,
+  FdxErrorCode,
+  type FdxApiErrorInit,
+  type FdxIssue,
+} from "./core/error.js";
 export type * from "./models.js";
 export type { SubscriptionsResource } from "./resources/subscriptions.js";
 export type { MaintenanceResource } from "./resources/maintenance.js";

@@ -38,6 +38,8 @@ describe("createClient", () => {
       fetch: typeof fetch;
       timeoutMs: number;
       maxRetries: number;
+      maxResponseBytes: number;
+      maxDownloadBytes: number;
       versions: { statements: string };
       allowInsecureCallbackUrls: boolean;
       validateResponses: boolean;
@@ -47,13 +49,14 @@ describe("createClient", () => {
     expectTypeOf<{ baseUrl: string }>().not.toExtend<ClientOptions>();
   });
 
-  it("RequestOptions has signal, timeoutMs, maxRetries, headers and interactionId, all optional", () => {
+  it("RequestOptions has signal, timeoutMs, maxRetries, headers, interactionId and maxDownloadBytes, all optional", () => {
     expectTypeOf<RequestOptions>().toEqualTypeOf<{
       signal?: AbortSignal;
       timeoutMs?: number;
       maxRetries?: number;
       headers?: Record<string, string>;
       interactionId?: string;
+      maxDownloadBytes?: number;
     }>();
   });
 });

@@ -149,6 +149,16 @@ describe("POST /notifications/v1/test", () => {
     }
   });
 
+  it("keeps the records of the last 1,000 deliveries only", async () => {
+    const id = await subscribe("/hook-many");
+    const sent: string[] = [];
+    for (let i = 0; i < 1010; i++) sent.push((await sendTest(id)).body.notificationId as string);
+    await ctx.mock.idle();
+    const records = ctx.mock.deliveries;
+    expect(records).toHaveLength(1000);
+    expect(records.map((d) => d.notification.notificationId)).toEqual(sent.slice(10));
+  });
+
   it("answers an unknown or missing id with 400 Invalid Input", async () => {
     const unknown = await sendTest("no-such-subscription");
     expect(unknown).toEqual({ status: 400, body: { code: "401", message: "Invalid Input", debugMessage: "subscription id was not found" } });

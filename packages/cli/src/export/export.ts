@@ -8,6 +8,7 @@ import { displayDate } from "../dates.js";
 import { describeError, type ErrorReport } from "../errors.js";
 import { accountDirName, statementFileName } from "./filename.js";
 import { fileSize, hashFile, Manifest } from "./manifest.js";
+import { pdfSignature } from "./pdf.js";
 import { runPool } from "./pool.js";
 import type { Progress } from "./progress.js";
 import type { AimdController, RateStats } from "./rate-limit.js";
@@ -295,6 +296,10 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
       progress.item({ kind: "unavailable", label: label(item), status });
       return false;
     }
+    if (statement.statementId != null && typeof statement.statementId !== "string") {
+      // Known by its link instead (file name and manifest), so it is saved once and found again by a rerun.
+      progress.note(`${accountId}: a statement's statementId is not a string (${JSON.stringify(statement.statementId).slice(0, 60)}): it is known by its link`);
+    }
     const name = statementFileName(statement, { providerId, accountId });
     if (name === undefined) {
       fail(item, undefined, new Error("the statement has neither a statementId nor a link"));
@@ -304,7 +309,8 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
     const path = join(account.dirPath, name);
     const entryOf = (bytes: number, sha256: string) => ({
       accountId,
-      statementId: statement.statementId ?? null,
+      // Only a string: the manifest's readers take nothing else, and a line they skip would be written again on every rerun.
+      statementId: typeof statement.statementId === "string" ? statement.statementId : null,
       statementDate: statement.statementDate ?? null,
       file,
       bytes,
@@ -337,8 +343,8 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
         throw new Error(`expected a PDF, got ${JSON.stringify(document.contentType)}`);
       }
       const hash = hashing();
-      // saveStatement removes its temporary file when the body errors, as it does on an abort.
-      const saved = await saveStatement({ body: document.body.pipeThrough(hash.stream) }, path);
+      // saveStatement removes its temporary file when the body errors, as it does on an abort (or on bytes that are no PDF).
+      const saved = await saveStatement({ body: document.body.pipeThrough(pdfSignature()).pipeThrough(hash.stream) }, path);
       await manifest.append(entryOf(saved.bytes, hash.digest()));
       account.summary.downloaded++;
       summary.downloaded++;

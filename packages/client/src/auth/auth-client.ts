@@ -7,8 +7,8 @@
 // need (OIDC Core 3.1.3.7: the id token comes straight from the token
 // endpoint over TLS). What is needed here — random state, S256, a form POST,
 // reading a JWT's claims — is a few hundred lines on the platform's APIs.
-import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
-import { redactText, secretForms } from "../core/errors/redact.js";
+import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
+import { redactText, secretForms } from "../core/redact.js";
 import type { FetchLike } from "../core/options.js";
 import { isRecord } from "../internal/is-record.js";
 import { request, type Transport } from "../internal/request.js";

@@ -1,5 +1,5 @@
-import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
-import { secretForms } from "../core/errors/redact.js";
+import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
+import { secretForms } from "../core/redact.js";
 import type { FetchLike, TokenContext } from "../core/options.js";
 import { isRecord } from "../internal/is-record.js";
 import { request, type Transport } from "../internal/request.js";

@@ -7,7 +7,7 @@
 // its write loses the new pair, and the stored refresh token is spent; the
 // next refresh then ends in `reauthorization_required`. The window is one
 // store write long.
-import { FdxAbortError, FdxError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxAbortError, FdxError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { TokenContext } from "../core/options.js";
 import { raceAbort, sleep } from "../internal/abort.js";
 import type { AuthClient, CallbackChecks } from "./auth-client.js";

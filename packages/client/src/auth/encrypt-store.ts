@@ -1,7 +1,7 @@
 // Tokens at rest: AES-256-GCM over Web Crypto, one envelope per value with
 // the key id in it, and `v1|keyId|connectionId|field` as associated data, so
 // a value copied to another row or field does not decrypt (DESIGN.md §10).
-import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import { base64url, fromBase64 } from "./encoding.js";
 import { FdxConnectionStoreError } from "./errors.js";
 import type { Connection, ConnectionStore } from "./types.js";

@@ -1,5 +1,5 @@
-import { FdxError } from "../core/errors/FdxError.js";
-import { clip } from "../internal/text.js";
+import { FdxError } from "../core/error.js";
+import { clip } from "../core/redact.js";
 
 /** What an {@link FdxAuthError} is made of. */
 export interface FdxAuthErrorInit {
@@ -29,7 +29,7 @@ export class FdxAuthError extends FdxError {
 
   constructor(init: FdxAuthErrorInit) {
     // An IdP's text can be long or hostile: the message is cut (after redaction, which the callers did), the fields are whole.
-    super(clip(init.errorDescription ? `${init.error}: ${init.errorDescription}` : init.error), { cause: init.cause });
+    super(clip(init.errorDescription ? `${init.error}: ${init.errorDescription}` : init.error, []), { cause: init.cause });
     this.error = init.error;
     this.errorDescription = init.errorDescription;
     this.status = init.status;

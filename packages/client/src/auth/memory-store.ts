@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { Connection, ConnectionStore } from "./types.js";
 
 /** A copy, so no caller's later change reaches the store (or the other way round). */

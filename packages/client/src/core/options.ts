@@ -1,4 +1,4 @@
-import type { FdxError } from "./errors/FdxError.js";
+import type { FdxError } from "./error.js";
 
 /** What a token function is told when it is called (DESIGN.md §3 "Tokens"). */
 export interface TokenContext {
@@ -85,12 +85,22 @@ export interface ClientOptions {
   token: TokenProvider;
   /** Custom fetch. Default: `globalThis.fetch`, looked up at call time (so msw and late polyfills work). */
   fetch?: FetchLike | typeof globalThis.fetch;
-  /** Per attempt: a JSON call until its body is read, a download until its headers arrive. Default 30 000 ms. */
+  /**
+   * Per attempt: a JSON call until its body is read; a download until its
+   * headers arrive, and then each wait for the next chunk of its body.
+   * Default 30 000 ms.
+   */
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
   /** A JSON answer's body, counted after decompression, at most (larger ones reject with `FdxResponseError`). Default 16 MiB. */
   maxResponseBytes?: number;
+  /**
+   * A download's body, counted after decompression, at most: past it the
+   * document's stream errors with `FdxResponseError` (and `saveStatement`
+   * leaves no file). Default 1 GiB; `statements.download` may set it per call.
+   */
+  maxDownloadBytes?: number;
   /** Send `x-fapi-interaction-id` (a random UUID per call) on every call. Default true. */
   interactionIds?: boolean;
   /** Observe every attempt: `onRequest`, `onResponse`, `onRetry`. */
@@ -115,4 +125,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** The `x-fapi-interaction-id` to send (default: a random UUID per call, unless the client has `interactionIds: false`). */
   interactionId?: string;
+  /** Downloads only: overrides the client's `maxDownloadBytes` for this document. */
+  maxDownloadBytes?: number;
 }

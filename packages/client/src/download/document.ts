@@ -1,4 +1,4 @@
-import { guardBody } from "./body.js";
+import { guardBody, type BodyLimits } from "../internal/body.js";
 
 /**
  * A downloaded statement. `body` is the response stream itself: the SDK reads
@@ -6,7 +6,9 @@ import { guardBody } from "./body.js";
  * Consume the body once — through `body`, `arrayBuffer()` or `blob()` (or
  * `saveStatement` from `@fdxkit/client/node`) — or `body.cancel()` it to
  * release the connection. Errors while reading are `FdxError`s:
- * `FdxAbortError` for the caller's signal, `FdxConnectionError` for a cut.
+ * `FdxAbortError` for the caller's signal, `FdxConnectionError` for a cut,
+ * `FdxTimeoutError` for a body that stalls for `timeoutMs`, and
+ * `FdxResponseError` for one past `maxDownloadBytes`.
  */
 export interface StatementDocument {
   /** The response's media type, e.g. `application/pdf` (`application/octet-stream` when the server names none). */
@@ -21,9 +23,9 @@ export interface StatementDocument {
   blob(): Promise<Blob>;
 }
 
-export function toDocument(response: Response, url: string, signal: AbortSignal | undefined, interactionId?: string): StatementDocument {
+export function toDocument(response: Response, limits: BodyLimits): StatementDocument {
   const contentType = response.headers.get("content-type") || "application/octet-stream";
-  const body = guardBody(response.body, signal, url, interactionId);
+  const body = guardBody(response.body, limits);
   const chunks = async (): Promise<Uint8Array[]> => {
     const out: Uint8Array[] = [];
     const reader = body.getReader();

@@ -1,6 +1,7 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Context } from "../internal/context.js";
+import { isByteLimit } from "../internal/validation.js";
 import { isHeaderValue, request } from "../internal/request.js";
 import { toDocument, type StatementDocument } from "./document.js";
 import { targetUrl, type DownloadTarget } from "./target.js";
@@ -12,7 +13,8 @@ export interface DownloadOptions extends RequestOptions {
 }
 
 export async function downloadStatement(ctx: Context, target: DownloadTarget, options: DownloadOptions = {}): Promise<StatementDocument> {
-  const { accept = "application/pdf", ...requestOptions } = options;
+  const { accept = "application/pdf", maxDownloadBytes = ctx.maxDownloadBytes, ...requestOptions } = options;
+  if (!isByteLimit(maxDownloadBytes)) throw new FdxValidationError([{ path: "maxDownloadBytes", message: "must be an integer >= 1" }]);
   if (typeof accept !== "string" || accept.trim() === "") {
     throw new FdxValidationError([{ path: "accept", message: "must be a non-empty media type" }]);
   }
@@ -20,7 +22,8 @@ export async function downloadStatement(ctx: Context, target: DownloadTarget, op
   const url = targetUrl(ctx, target, accept);
   // The explicit `accept` wins over an Accept in `headers`; without it, `headers` may override the default.
   if (options.accept !== undefined) requestOptions.headers = { ...requestOptions.headers, accept };
-  // The timeout ends with the headers; the caller's signal still cancels the stream.
-  const { response, interactionId } = await request(ctx, { method: "GET", url, accept, options: requestOptions }, "stream");
-  return toDocument(response, url, requestOptions.signal, interactionId);
+  // The attempt's timeout ends with the headers; then each wait for a chunk has as long, and the caller's signal still cancels the stream.
+  const { response, interactionId, secrets } = await request(ctx, { method: "GET", url, accept, options: requestOptions }, "stream");
+  const { signal, timeoutMs = ctx.timeoutMs } = requestOptions;
+  return toDocument(response, { signal, url, status: response.status, interactionId, maxBytes: maxDownloadBytes, stallMs: timeoutMs, secrets });
 }

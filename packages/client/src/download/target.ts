@@ -1,8 +1,9 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { Context } from "../internal/context.js";
 import { checkIds } from "../internal/validation.js";
 import type { Statement } from "../models.js";
 import { resolveHref } from "../pagination/links.js";
+import { secretForms } from "../core/redact.js";
 
 /** The ids of a statement, for when its link is not at hand. */
 export interface StatementIds {
@@ -26,15 +27,17 @@ export type DownloadTarget = Statement | string | StatementIds;
  * @throws FdxLinkError for an href on another origin or scheme.
  */
 export function targetUrl(p: Context, target: DownloadTarget, accept: string): string {
+  // A statement's link came from a server, which may have put the token in it; a token function's tokens are not known here.
+  const known = () => (typeof p.token === "string" ? secretForms(p.token) : []);
   if (typeof target === "string") {
     if (target === "") throw new FdxValidationError([{ path: "target", message: "must be a non-empty href" }]);
-    return resolveHref(target, p.productsOrigin).href;
+    return resolveHref(target, p.productsOrigin, known).href;
   }
   if (typeof target !== "object" || target === null) {
     throw new FdxValidationError([{ path: "target", message: "must be a Statement, an href or { providerId, accountId, statementId }" }]);
   }
   const link = downloadLink(target as Statement, accept);
-  if (link !== undefined) return resolveHref(link, p.productsOrigin).href;
+  if (link !== undefined) return resolveHref(link, p.productsOrigin, known).href;
   if ("providerId" in target) {
     const { providerId, accountId, statementId } = target;
     checkIds({ providerId, accountId, statementId });

@@ -1,7 +1,7 @@
 // Abort and timer handling, in one place: the request path, the paginator,
 // the download body and retry waits all use these (and nothing else does it
 // by hand).
-import { FdxAbortError } from "../core/errors/index.js";
+import { FdxAbortError } from "../core/error.js";
 
 const noop = () => {};
 

@@ -1,9 +1,10 @@
-import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
 import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
 import { trimBase } from "./url.js";
-import { idCheck } from "./validation.js";
+import { isRecord } from "./is-record.js";
+import { idCheck, isByteLimit } from "./validation.js";
 
 /** A client's settings, checked once: what resources, pages and downloads need. */
 export interface Context extends Transport {
@@ -14,6 +15,8 @@ export interface Context extends Transport {
   versions: ApiVersions;
   allowInsecureCallbackUrls: boolean;
   validateResponses: boolean;
+  /** A download's body, counted after decompression, at most. */
+  maxDownloadBytes: number;
 }
 
 const DEFAULT_VERSIONS: ApiVersions = { notifications: "v1", consents: "v1", statements: "v2" };
@@ -28,8 +31,9 @@ export function createContext(options: ClientOptions): Context {
     issues.push({ path: "token", message: "must be a non-empty string or a function returning one" });
   }
   retryTimeoutIssues(options, issues);
-  const { maxResponseBytes = 16 * 1024 * 1024, interactionIds = true, hooks } = options;
-  if (!(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes >= 1)) issues.push({ path: "maxResponseBytes", message: "must be an integer >= 1" });
+  const { maxResponseBytes = 16 * 1024 * 1024, maxDownloadBytes = 1024 * 1024 * 1024, interactionIds = true, hooks } = options;
+  if (!isByteLimit(maxResponseBytes)) issues.push({ path: "maxResponseBytes", message: "must be an integer >= 1" });
+  if (!isByteLimit(maxDownloadBytes)) issues.push({ path: "maxDownloadBytes", message: "must be an integer >= 1" });
   if (typeof interactionIds !== "boolean") issues.push({ path: "interactionIds", message: "must be a boolean" });
   if (hooks !== undefined) {
     if (typeof hooks !== "object" || hooks === null) issues.push({ path: "hooks", message: "must be an object" });
@@ -53,6 +57,7 @@ export function createContext(options: ClientOptions): Context {
     timeoutMs: options.timeoutMs ?? 30_000,
     maxRetries: options.maxRetries ?? 2,
     maxResponseBytes,
+    maxDownloadBytes,
     interactionIds,
     // No hook at all: the request path then skips building hook events.
     hooks: hooks && HOOK_NAMES.some((name) => hooks[name]) ? hooks : undefined,
@@ -85,10 +90,12 @@ export function definedOnly<T extends object>(value: T | undefined): Partial<T> 
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** A call whose answer must be a JSON body. */
+/** A call whose answer must be a JSON object. */
 export async function callBody<T>(ctx: Context, call: Call, kind: ResponseKind): Promise<T> {
   const { data, status, interactionId } = await request(ctx, call, "json");
   if (data === undefined) throw new FdxResponseError(status, [{ path: "", message: "response body is empty" }], { interactionId });
+  // Checked with or without validateResponses: a string or an array where an object is due is no answer at all.
+  if (!isRecord(data)) throw new FdxResponseError(status, [{ path: "", message: "response body must be a JSON object" }], { interactionId });
   // Awaited only when on: the check costs a promise turn on every call otherwise.
   if (ctx.validateResponses) await checkResponse(data, kind, status, interactionId);
   return data as T;

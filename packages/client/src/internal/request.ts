@@ -10,15 +10,14 @@ import {
   FdxResponseError,
   FdxTimeoutError,
   FdxValidationError,
+  toApiError,
   type FdxIssue,
-} from "../core/errors/index.js";
-import { toApiError } from "../core/errors/mapping.js";
-import { redactCause, redactText, secretForms } from "../core/errors/redact.js";
+} from "../core/error.js";
+import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
-import { clip } from "./text.js";
 import { uuid } from "./uuid.js";
 
 /** What the request function needs of a client (or of `clientCredentials`, which has no token and no hooks). */
@@ -62,12 +61,16 @@ export interface BodyAnswer {
   /** The parsed body in `"json"` mode: `undefined` for an empty one (204). */
   data: unknown;
   interactionId: string | undefined;
+  /** What no error may show (the token sent, in every form): for errors about this answer made after it (a page's links). */
+  secrets: () => readonly string[];
 }
 
 /** A 2xx answer whose body is left to stream (downloads). */
 export interface StreamAnswer {
   response: Response;
   interactionId: string | undefined;
+  /** What no error may show (the token sent, in every form): for the errors of the body stream. */
+  secrets: () => readonly string[];
 }
 
 /** Error bodies are small; a proxy's error page is not worth holding whole. */
@@ -109,21 +112,33 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
 
   // One repeat per call after a 401 with a fresh token from the token function (not counted in maxRetries).
   let renewed = false;
+  // Tokens this call sent before the current one: a server may echo a refused token in a later answer.
+  let earlier: string[] | undefined;
+  let sending = call;
+  const use = (token: string, previous: string | undefined) => {
+    if (previous !== undefined && previous !== token && !earlier?.includes(previous)) {
+      (earlier ??= []).push(previous);
+      sending = { ...call, secrets: [...(call.secrets ?? []), ...earlier.flatMap(secretForms)] };
+    }
+    return token;
+  };
+  let last: string | undefined;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortError(signal);
     // A string token is checked without a turn of the event loop; only a function is awaited.
-    let token = call.authorization === undefined ? (typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal)) : checkToken(t.token)) : "";
-    let outcome = await send(t, call, headers, call.authorization ?? `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
+    let token = call.authorization === undefined ? use(typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal)) : checkToken(t.token), last) : "";
+    let outcome = await send(t, sending, headers, call.authorization ?? `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
     // A 401 was not processed, so even a POST is repeated; a 401 from another origin (a document host
     // a download was redirected to) says nothing of the user's token.
     if (!renewed && "error" in outcome && outcome.status === 401 && typeof t.token === "function" && call.authorization === undefined && outcome.sameOrigin) {
       renewed = true;
       const next = checkToken(await callToken(t.token, token, signal));
       if (next !== token) {
-        token = next;
-        outcome = await send(t, call, headers, `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
+        token = use(next, token);
+        outcome = await send(t, sending, headers, `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
       }
     }
+    last = token;
     if (!("error" in outcome)) return outcome;
     const { error, status, retryAfterMs } = outcome;
     // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
@@ -241,6 +256,7 @@ async function send(
   const limits = startAttempt(signal, timeoutMs);
   const started = hooks?.onResponse ? performance.now() : 0;
   let response: Response;
+  let hopped = false;
   try {
     try {
       const init: RequestInit = {
@@ -248,17 +264,31 @@ async function send(
         headers,
         body: call.body?.text,
         // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
-        redirect: stream ? "follow" : "manual",
+        // Downloads follow them by hand (redirects.ts), under the limits the platform would not keep.
+        redirect: "manual",
         signal: limits.signal,
       };
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      response = await limits.race(t.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
+      const fetchOnce = (to: string, options: RequestInit) => (t.fetch ? t.fetch(new Request(to, options)) : globalThis.fetch(to, options));
+      response = await limits.race(fetchOnce(url, init));
+      if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
+        // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
+        const { followRedirects } = await limits.race(import("./redirects.js"));
+        const refuse = (location: string, why: string) => {
+          const s = secrets();
+          return new FdxLinkError(redactText(`Refusing the redirect of ${url} to ${JSON.stringify(clip(location, s))}: ${why}`, s), redactText(location, s));
+        };
+        response = await limits.race(followRedirects(response, url, init, fetchOnce, refuse));
+        hopped = true;
+      }
     } catch (cause) {
+      if (cause instanceof FdxLinkError) throw cause;
       if (signal?.aborted) throw abortError(signal);
-      if (limits.timedOut) return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`, { interactionId }));
       const s = secrets();
-      return failed(new FdxConnectionError(`${method} ${url} failed: ${describe(cause, s)}`, { cause: redactCause(cause, s), interactionId }));
+      // The URL too: a same-origin page link may have carried the token.
+      if (limits.timedOut) return failed(new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms`, s), { interactionId }));
+      return failed(new FdxConnectionError(redactText(`${method} ${url} failed: ${describe(cause)}`, s), { cause: redactCause(cause, s), interactionId }));
     }
     const { status } = response;
     if (hooks?.onResponse) {
@@ -273,21 +303,24 @@ async function send(
     if (!stream && (response.type === "opaqueredirect" || (status >= 300 && status < 400))) {
       void response.body?.cancel().catch(() => undefined);
       const location = response.headers.get("location");
-      throw new FdxLinkError(`${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`, location ?? url);
+      const s = secrets();
+      const message = `${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`;
+      throw new FdxLinkError(redactText(message, s), redactText(location ?? url, s));
     }
     if (!response.ok) {
       let text = "";
+      const s = secrets();
       try {
-        text = await limits.race(readText(response, MAX_ERROR_BODY, true));
+        text = await limits.race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
       } catch {
         if (signal?.aborted) throw abortError(signal);
         // A body cut off mid-error still yields the status-based error.
       }
-      const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: secrets() });
-      // Only a followed redirect changes `response.url` (and a custom fetch may leave it empty).
-      return { error, status, retryAfterMs, sameOrigin: !response.redirected || sameOrigin(response.url, url) };
+      const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: s });
+      // A 401 from where a download was redirected (a document host) says nothing of the user's token.
+      return { error, status, retryAfterMs, sameOrigin: !hopped || (response.url !== "" && sameOrigin(response.url, url)) };
     }
-    if (stream) return { response, interactionId };
+    if (stream) return { response, interactionId, secrets };
     let text: string;
     try {
       text = await limits.race(readText(response, t.maxResponseBytes));
@@ -296,25 +329,22 @@ async function send(
       if (cause instanceof BodyTooLarge) {
         throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], { interactionId });
       }
-      if (limits.timedOut) {
-        return failed(new FdxTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms while reading the response`, { interactionId }));
-      }
       const s = secrets();
-      const message = `${method} ${url} failed while reading the response: ${describe(cause, s)}`;
+      if (limits.timedOut) {
+        return failed(new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms while reading the response`, s), { interactionId }));
+      }
+      const message = redactText(`${method} ${url} failed while reading the response: ${describe(cause)}`, s);
       return failed(new FdxConnectionError(message, { cause: redactCause(cause, s), interactionId }));
     }
     let data: unknown;
     if (mode === "json" && text !== "") {
       try {
         data = JSON.parse(text);
-      } catch (cause) {
-        // The parser quotes the text, which may echo the token.
-        const s = secrets();
-        const message = `response body is not valid JSON (${redactText(clip((cause as Error).message), s)})`;
-        throw new FdxResponseError(status, [{ path: "", message }], { cause: redactCause(cause, s), interactionId });
+      } catch {
+        throw notJson(text, status, secrets(), interactionId);
       }
     }
-    return { status, headers: response.headers, text, data, interactionId };
+    return { status, headers: response.headers, text, data, interactionId, secrets };
   } finally {
     limits.end();
   }
@@ -345,12 +375,29 @@ async function runHook<E>(name: string, hook: (event: E) => void | Promise<void>
   }
 }
 
-// The platform error's own message names the cause (ECONNREFUSED, reset); redacted, as a custom fetch may quote headers.
-function describe(cause: unknown, secrets: readonly string[]): string {
+// The platform error's own message names the cause (ECONNREFUSED, reset); the caller redacts it, as a custom fetch may quote headers.
+function describe(cause: unknown): string {
   if (cause instanceof Error) {
     const inner = (cause as { cause?: unknown }).cause;
     const code = inner && typeof inner === "object" && "code" in inner ? ` (${String((inner as { code: unknown }).code)})` : "";
-    return redactText(`${cause.message}${code}`, secrets);
+    return `${cause.message}${code}`;
   }
-  return redactText(String(cause), secrets);
+  return String(cause);
+}
+
+/**
+ * The error for a 2xx body that is not JSON. The parser quotes the text, cut
+ * to a few characters around the fault, and a cut may split the token: so the
+ * text is redacted whole and parsed again, and only that parser's message
+ * (and error) are kept.
+ */
+function notJson(text: string, status: number, secrets: readonly string[], interactionId: string | undefined): FdxResponseError {
+  let cause: unknown;
+  try {
+    JSON.parse(redactText(text, secrets));
+  } catch (error) {
+    cause = error;
+  }
+  const why = cause instanceof Error ? ` (${clip(cause.message, secrets)})` : "";
+  return new FdxResponseError(status, [{ path: "", message: `response body is not valid JSON${why}` }], { cause, interactionId });
 }

@@ -1,4 +1,4 @@
-import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { SubscriptionInput, SubscriptionUpdate } from "../models.js";
 import { isRecord } from "./is-record.js";
 import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/enums.js";
@@ -37,6 +37,9 @@ export function idCheck(maxLength?: number): Check {
     return undefined;
   });
 }
+
+/** A byte limit: an integer >= 1. */
+export const isByteLimit = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
 
 /**
  * `YYYY-MM-DD` naming a real calendar day. Date rolls "2025-02-30" over to

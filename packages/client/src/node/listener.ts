@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 
 /** A Fetch-API handler, such as the one `createWebhookHandler` returns. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -23,7 +23,17 @@ export interface NodeListenerOptions {
    * listener: `node:http` hands it to the server's `"connect"` event.)
    */
   onForbiddenMethod?: (req: IncomingMessage) => Response | Promise<Response>;
+  /**
+   * How long a request body may take to arrive, in milliseconds, from the
+   * moment the request reaches the listener. A body still incomplete then is
+   * answered 408 and its connection closed (the handler's `request.signal`
+   * aborts): a slow sender cannot hold memory and a connection for Node's
+   * five-minute `requestTimeout`. Default 10 000.
+   */
+  bodyTimeoutMs?: number;
 }
+
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 // Methods the Fetch `Request` constructor throws on.
 const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
@@ -76,8 +86,12 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
   }
   const origin = options.origin === undefined ? undefined : checkedOrigin(options.origin);
   const onForbiddenMethod = options.onForbiddenMethod ?? notImplemented;
+  const { bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS } = options;
+  if (!(Number.isSafeInteger(bodyTimeoutMs) && bodyTimeoutMs >= 1)) {
+    throw new FdxValidationError([{ path: "bodyTimeoutMs", message: "must be an integer >= 1" }]);
+  }
   return (req, res) => {
-    serve(req, res, (request) => (request ? handler(request) : onForbiddenMethod(req)), origin).catch((error: unknown) => {
+    serve(req, res, (request) => (request ? handler(request) : onForbiddenMethod(req)), origin, bodyTimeoutMs).catch((error: unknown) => {
       // Only reached when writing the response itself failed.
       res.destroy(error instanceof Error ? error : undefined);
     });
@@ -112,10 +126,24 @@ async function serve(
   res: ServerResponse,
   answer: (request: Request | undefined) => Response | Promise<Response>,
   origin: string | undefined,
+  bodyTimeoutMs: number,
 ): Promise<void> {
   // Aborts the handler's signal when the client goes away before the answer is complete.
   const aborter = new AbortController();
+  // A body still arriving after bodyTimeoutMs: answered 408 here, whatever the handler is doing, and the connection closed.
+  let timedOut = false;
+  const timer = req.complete
+    ? undefined
+    : setTimeout(() => {
+        if (req.complete || res.headersSent) return;
+        timedOut = true;
+        aborter.abort(new DOMException("The request body timed out", "TimeoutError"));
+        res.writeHead(408, { "content-type": "application/json", connection: "close" });
+        // The "finish" listener below then cuts the connection, the unread body with it.
+        res.end(JSON.stringify({ error: "request body timed out" }));
+      }, bodyTimeoutMs);
   res.once("close", () => {
+    clearTimeout(timer);
     if (!res.writableFinished) aborter.abort();
   });
   // Once answered, a body still arriving is cut off: left alone, Node would read it to the end.
@@ -133,6 +161,12 @@ async function serve(
     }
   } catch {
     response = jsonResponse(500, "internal error");
+  }
+  clearTimeout(timer);
+  if (timedOut) {
+    // Already answered 408.
+    await response.body?.cancel().catch(() => {});
+    return;
   }
   if (response.type === "error") {
     resetConnection(req);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { FdxError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { StatementDocument } from "../download/document.js";
 
 /** Where `saveStatement` wrote the document. */

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:https";
 import type { Certificate, PeerCertificate, SecureContextOptions, TLSSocket } from "node:tls";
-import { FdxError, FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import { normalizeFingerprint } from "../webhooks/fingerprint.js";
 import { toNodeListener, type FetchHandler, type NodeListenerOptions } from "./listener.js";
 

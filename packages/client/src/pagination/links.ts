@@ -1,5 +1,5 @@
-import { FdxLinkError } from "../core/errors/index.js";
-import { clip } from "../internal/text.js";
+import { FdxLinkError } from "../core/error.js";
+import { clip, redactText } from "../core/redact.js";
 
 /**
  * Resolves an href the server returned (a page link, a statement's download
@@ -11,26 +11,29 @@ import { clip } from "../internal/text.js";
  * The href itself is not re-encoded or reordered: the URL parser fetch uses
  * anyway is the only normalisation it sees.
  *
+ * `secrets` gives what an error must not quote (the href came from a
+ * server, which may have put the token in it); asked only for an error.
+ *
  * @throws FdxLinkError for a foreign origin (protocol-relative `//host` included),
  *   a scheme other than http(s), embedded credentials, or an unparsable href.
  */
-export function resolveHref(href: string, origin: string): URL {
+export function resolveHref(href: string, origin: string, secrets: () => readonly string[]): URL {
   let url: URL;
   try {
     url = new URL(href, `${origin}/`);
   } catch {
-    throw refuseLink(href, "not a valid URL");
+    throw refuseLink(href, "not a valid URL", secrets());
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuseLink(href, "not an http(s) URL");
-  if (url.origin !== origin) throw refuseLink(href, `it leaves ${origin}`);
-  if (url.username || url.password) throw refuseLink(href, "it carries credentials");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuseLink(href, "not an http(s) URL", secrets());
+  if (url.origin !== origin) throw refuseLink(href, `it leaves ${origin}`, secrets());
+  if (url.username || url.password) throw refuseLink(href, "it carries credentials", secrets());
   // Cleared only when the href has one (an empty "#" included): clearing re-serialises the URL (~1 µs a page).
   // Stryker disable next-line ConditionalExpression,StringLiteral: clearing an absent fragment gives the same URL; the check only saves the work
   if (href.includes("#")) url.hash = "";
   return url;
 }
 
-/** The error for a link that is not followed; the href is quoted, and cut short (it can be long or hostile). */
-export function refuseLink(href: string, why: string): FdxLinkError {
-  return new FdxLinkError(`Refusing link ${JSON.stringify(clip(href))}: ${why}`, href);
+/** The error for a link that is not followed; the href is quoted, redacted and then cut short (it can be long or hostile). */
+export function refuseLink(href: string, why: string, secrets: readonly string[]): FdxLinkError {
+  return new FdxLinkError(redactText(`Refusing link ${JSON.stringify(clip(href, secrets))}: ${why}`, secrets), redactText(href, secrets));
 }

@@ -1,4 +1,4 @@
-import { FdxResponseError, type FdxIssue } from "../core/errors/index.js";
+import { FdxResponseError, type FdxIssue } from "../core/error.js";
 import { isRecord } from "../internal/is-record.js";
 import type { Statement } from "../models.js";
 

@@ -1,8 +1,9 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { anySignal } from "../internal/abort.js";
 import { checkResponse, type Context } from "../internal/context.js";
 import { buildPath, buildQuery } from "../internal/paths.js";
+import { recentSet } from "../internal/recent.js";
 import { request } from "../internal/request.js";
 import type { Statement } from "../models.js";
 import { refuseLink, resolveHref } from "./links.js";
@@ -42,10 +43,18 @@ interface Loaded {
   /** The absolute URL requested for the page. */
   url: string;
   page: PageBody;
+  /** The token the page was requested with, in every form: errors about its links must not quote it. */
+  secrets: () => readonly string[];
 }
 
-/** Pages in a row without a statement, each linking to one more, before a paginator gives up on the provider. */
-const MAX_EMPTY_PAGES = 100;
+/**
+ * Pages in a row that bring no statement not yielded before (empty, or the
+ * same statements again), each linking to one more, before a paginator gives
+ * up on the provider.
+ */
+const MAX_STALE_PAGES = 100;
+/** Page URLs and statement ids remembered per iteration (as hashes): bounded, whatever a provider sends. */
+const MAX_REMEMBERED = 100_000;
 
 /** Builds the paginator for checked parameters. Makes no request. */
 export function createStatementPaginator(p: Context, request: ListRequest, options: StatementListOptions = {}): StatementPaginator {
@@ -102,21 +111,23 @@ async function* walk(
   options: RequestOptions,
   prefetch: boolean,
 ): AsyncGenerator<StatementPage, void, undefined> {
-  // Every URL requested in this iteration, the first page's included: a link back to any of them is a loop.
-  const requested = new Set<string>();
+  // The URLs requested in this iteration, the first page's included: a link back to any of them is a loop.
+  // The last MAX_REMEMBERED only: a loop back further than that still ends, as stale pages.
+  const requested = recentSet(MAX_REMEMBERED);
+  const yielded = recentSet(MAX_REMEMBERED);
   // With prefetch, a page may be in flight when the consumer stops: this cancels it.
   const ahead = prefetch ? new AbortController() : undefined;
   const sendOptions = ahead ? { ...options, signal: anySignal(options.signal, ahead.signal) } : options;
   const path = buildPath("/statements/{version}/{providerId}/{accountId}", { version: p.versions.statements, ...request.path });
   const firstUrl = p.productsUrl + path + buildQuery(request.query);
 
-  let load: (() => Promise<Loaded>) | undefined = () => loadPage(p, firstUrl, firstUrl, sendOptions, requested);
+  let load: (() => Promise<Loaded>) | undefined = () => loadPage(p, firstUrl, firstUrl, sendOptions, requested, noSecrets);
   let pending: Promise<Loaded> | undefined;
   let previousUrl: string | undefined;
-  let empty = 0;
+  let stale = 0;
   try {
     while (load || pending) {
-      const { url, page }: Loaded = await (pending ?? load!());
+      const { url, page, secrets }: Loaded = await (pending ?? load!());
       pending = undefined;
       let nextHref: string | undefined = page.nextHref;
       let next: string | undefined;
@@ -126,11 +137,11 @@ async function* walk(
         next = p.productsUrl + path + buildQuery({ ...request.query, offset: page.nextOffset });
         nextHref = next.slice(p.productsOrigin.length);
       }
-      empty = page.statements.length === 0 && next !== undefined ? empty + 1 : 0;
-      if (empty >= MAX_EMPTY_PAGES) {
-        throw refuseLink(nextHref!, `${MAX_EMPTY_PAGES} pages in a row held no statement (a provider paging forever)`);
+      stale = !bringsNew(page.statements, yielded) && next !== undefined ? stale + 1 : 0;
+      if (stale >= MAX_STALE_PAGES) {
+        throw refuseLink(nextHref!, `${MAX_STALE_PAGES} pages in a row brought no new statement (a provider paging forever)`, secrets());
       }
-      load = next === undefined ? undefined : ((href) => () => loadPage(p, href, nextHref!, sendOptions, requested))(next);
+      load = next === undefined ? undefined : ((href) => () => loadPage(p, href, nextHref!, sendOptions, requested, secrets))(next);
       if (ahead && load) {
         pending = load();
         // Its failure belongs to the consumer's next step; until then it must not count as unhandled.
@@ -146,12 +157,39 @@ async function* walk(
   }
 }
 
-/** Requests one page: `target` is an href the server sent (or the URL the paginator built), `href` what errors quote. */
-async function loadPage(p: Context, target: string, href: string, options: RequestOptions, requested: Set<string>): Promise<Loaded> {
-  const url = resolveHref(target, p.productsOrigin).href;
-  if (requested.has(url)) throw refuseLink(href, `${url} was already requested (a loop)`);
-  requested.add(url);
-  const { data, status, interactionId } = await request(p, { method: "GET", url, options }, "json");
+const noSecrets = () => [];
+
+/**
+ * Notes the page's statements as yielded; true when one of them was not
+ * before. A statement is known by its `statementId`, or, without a string
+ * one, by its whole content.
+ */
+function bringsNew(statements: Statement[], yielded: (key: string) => boolean): boolean {
+  let fresh = false;
+  for (const statement of statements) {
+    const id = (statement as { statementId?: unknown } | null)?.statementId;
+    if (yielded(typeof id === "string" ? `#${id}` : `=${JSON.stringify(statement)}`)) fresh = true;
+  }
+  return fresh;
+}
+
+/**
+ * Requests one page: `target` is an href the server sent (or the URL the
+ * paginator built), `href` what errors quote, `secrets` the token the page
+ * that named it was requested with.
+ */
+async function loadPage(
+  p: Context,
+  target: string,
+  href: string,
+  options: RequestOptions,
+  requested: (url: string) => boolean,
+  secrets: () => readonly string[],
+): Promise<Loaded> {
+  const url = resolveHref(target, p.productsOrigin, secrets).href;
+  if (!requested(url)) throw refuseLink(href, `${url} was already requested (a loop)`, secrets());
+  const answer = await request(p, { method: "GET", url, options }, "json");
+  const { data, status, interactionId } = answer;
   if (p.validateResponses) await checkResponse(data, "statementList", status, interactionId);
-  return { url, page: readPage(data, status, interactionId) };
+  return { url, page: readPage(data, status, interactionId), secrets: answer.secrets };
 }

@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 import { checkFields, idCheck, isCalendarDate, type Check, type Fields } from "../internal/validation.js";
 
 /** Parameters of `statements.list`. Only `providerId` and `accountId` are required; omitted ones are not sent. */

@@ -1,4 +1,4 @@
-import { FdxResponseError } from "../core/errors/index.js";
+import { FdxResponseError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { callBody, checkResponse, type Context } from "../internal/context.js";
 import { isRecord } from "../internal/is-record.js";

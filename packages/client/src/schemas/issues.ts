@@ -1,4 +1,4 @@
-import type { FdxIssue } from "../core/errors/index.js";
+import type { FdxIssue } from "../core/error.js";
 
 /** zod issues as `FdxIssue`s: the path dotted (`notificationPayload.id`), the message kept. */
 export function toIssues(issues: readonly { path: PropertyKey[]; message: string }[]): FdxIssue[] {

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import type { FdxIssue } from "../core/errors/index.js";
+import type { FdxIssue } from "../core/error.js";
 import { toIssues } from "./issues.js";
 import { consentGrantSchema } from "./consent.js";
 import { maintenanceNotificationSchema } from "./maintenance.js";

@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/errors/index.js";
+import { FdxValidationError } from "../core/error.js";
 
 /**
  * Where a webhook receiver records the notification ids it is handling or has

@@ -1,4 +1,4 @@
-import { FdxValidationError, type FdxIssue } from "../core/errors/index.js";
+import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import { normalizeFingerprint, withColons } from "./fingerprint.js";
 
 /** How the proxy writes the client certificate into its header. */

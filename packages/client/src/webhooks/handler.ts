@@ -1,4 +1,4 @@
-import { FdxValidationError, FdxWebhookError } from "../core/errors/index.js";
+import { FdxValidationError, FdxWebhookError } from "../core/error.js";
 import type { Notification } from "../schemas/notification.js";
 import { readBodyWithLimit, TOO_LARGE } from "./body.js";
 import { isJsonContentType } from "./content-type.js";

@@ -33,5 +33,5 @@ export type {
   Party,
 } from "../schemas/notification.js";
 // FdxValidationError: what createWebhookHandler throws for bad options.
-export { FdxError, FdxValidationError, FdxWebhookError } from "../core/errors/index.js";
-export type { FdxIssue } from "../core/errors/index.js";
+export { FdxError, FdxValidationError, FdxWebhookError } from "../core/error.js";
+export type { FdxIssue } from "../core/error.js";

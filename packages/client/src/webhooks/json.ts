@@ -1,4 +1,4 @@
-import type { FdxIssue } from "../core/errors/index.js";
+import type { FdxIssue } from "../core/error.js";
 
 // Turns a webhook body into a plain JSON value that is safe to hand on.
 //

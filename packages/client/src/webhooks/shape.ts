@@ -27,7 +27,8 @@ const isOptionalParty = (value: unknown) =>
   value === undefined ||
   (isDict(value) && optionalString(value.name) && optionalString(value.type) && optionalString(value.registry) && optionalString(value.registeredEntityId));
 
-const isCustomField = (value: unknown) => isDict(value) && optionalString(value.name) && optionalString(value.value);
+/** One `customFields` member as the schema takes it. */
+export const isCustomField = (value: unknown) => isDict(value) && optionalString(value.name) && optionalString(value.value);
 
 function isOptionalCustomFields(value: unknown): boolean {
   if (value === undefined) return true;

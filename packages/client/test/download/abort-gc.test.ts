@@ -2,7 +2,7 @@
 // only while the Request lives; through a custom fetch that keeps no
 // reference to it, after a garbage collection the caller's abort never
 // reached the download body. The body guard listens to the caller's
-// signal itself for the life of the body (download/body.ts). Needs
+// signal itself for the life of the body (internal/body.ts, guardBody). Needs
 // --expose-gc: the scenario runs in a child process started with it.
 import { readdirSync } from "node:fs";
 import path from "node:path";

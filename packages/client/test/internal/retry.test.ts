@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "../../src/core/errors/mapping.js";
+import { parseRetryAfter } from "../../src/core/error.js";
 import { backoffMs, isRetryable } from "../../src/internal/retry.js";
 
 describe("backoff", () => {

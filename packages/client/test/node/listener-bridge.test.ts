@@ -4,7 +4,7 @@
 // carry, a Response.error(), and closing a connection whose body was not read.
 import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { FdxValidationError } from "../../src/core/errors/index.js";
+import { FdxValidationError } from "../../src/core/error.js";
 import { toNodeListener } from "../../src/node/index.js";
 import { type FetchHandler, useListenerServers } from "../support/listener.js";
 

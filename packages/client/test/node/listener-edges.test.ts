@@ -3,10 +3,12 @@
 // fail half way, and the status text.
 import net from "node:net";
 import { describe, expect, it } from "vitest";
+import { FdxValidationError } from "../../src/index.js";
+import { toNodeListener } from "../../src/node/index.js";
+import * as webhooks from "../../src/webhooks/index.js";
 import { useListenerServers } from "../support/listener.js";
 
 const serve = useListenerServers();
-
 
 /** Sends raw bytes on a new connection; resolves with everything the server sent until it closed. */
 function raw(port: number, text: string): Promise<string> {
@@ -140,5 +142,61 @@ describe("the response", () => {
     await new Promise((r) => setTimeout(r, 30));
     socket.destroy();
     await Promise.all([aborted.promise, cancelled.promise]);
+  });
+});
+
+describe("a request body that does not arrive in time (bodyTimeoutMs)", () => {
+  /** Sends `text` and keeps the connection open; resolves with what the server sent once it closed the connection. */
+  function stall(port: number, text: string): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => socket.write(text));
+      let received = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (received += chunk));
+      socket.on("close", () => resolve(received));
+      socket.on("error", () => resolve(received));
+    });
+  }
+  const { createWebhookHandler } = webhooks;
+  const head = (length: string) => `POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${length}\r\n`;
+
+  it.each([
+    ["a declared length", `${head("Content-Length: 1000\r\n")}{"category":`],
+    ["chunks", `${head("Transfer-Encoding: chunked\r\n")}5\r\n{"cat\r\n`],
+  ])("is answered 408 and its connection closed, for a body with %s that stalls; the handler's work is dropped", async (_, text) => {
+    let called = 0;
+    const port = await serve(
+      createWebhookHandler({
+        onNotification: () => {
+          called++;
+        },
+      }),
+      { bodyTimeoutMs: 150 },
+    );
+    const answer = await stall(port, text);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toMatch(/connection: close/i);
+    expect(answer).toContain('{"error":"request body timed out"}');
+    expect(called).toBe(0);
+  });
+
+  it("leaves a body that arrives in time, and a handler slower than the timeout once the body is in, alone", async () => {
+    const port = await serve(
+      async (request) => {
+        const text = await request.text();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return new Response(`got ${text.length}`);
+      },
+      { bodyTimeoutMs: 150 },
+    );
+    const answer = await stall(port, `${head("Content-Length: 2\r\nConnection: close\r\n")}{}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toContain("got 2");
+  });
+
+  it("refuses a timeout that is not an integer >= 1", () => {
+    for (const bad of [0, -1, 1.5, "10"]) {
+      expect(() => toNodeListener(() => new Response(), { bodyTimeoutMs: bad as number })).toThrow(FdxValidationError);
+    }
   });
 });

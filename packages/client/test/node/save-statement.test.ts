@@ -4,7 +4,8 @@ import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createClient, FdxAbortError, FdxConnectionError, FdxError, FdxValidationError } from "../../src/index.js";
+import { gzipSync } from "node:zlib";
+import { createClient, FdxAbortError, FdxConnectionError, FdxError, FdxResponseError, FdxTimeoutError, FdxValidationError } from "../../src/index.js";
 import { saveStatement } from "../../src/node/index.js";
 import { startServer, type Handler, type TestServer } from "../support/statements.js";
 
@@ -20,11 +21,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function download(handler: Handler, signal?: AbortSignal) {
+async function download(handler: Handler, signal?: AbortSignal, options: { maxDownloadBytes?: number; timeoutMs?: number } = {}) {
   const server = await startServer(handler);
   servers.push(server);
   const client = createClient({ baseUrl: server.origin, token: "tkn", maxRetries: 0 });
-  return client.statements.download("/statements/v2/P/A/S", { signal });
+  return client.statements.download("/statements/v2/P/A/S", { signal, ...options });
 }
 
 /** Sends the headers (announcing all of BYTES) and the first `sent` bytes, then lets `after` decide. */
@@ -63,6 +64,26 @@ describe("saveStatement", () => {
     const error = await saveStatement(document, target).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxConnectionError);
     expect((error as FdxConnectionError).cause).toBeDefined();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("rejects with FdxResponseError for a gzip bomb past maxDownloadBytes, leaving nothing behind", async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
+    const document = await download(
+      (_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(bomb),
+      undefined,
+      { maxDownloadBytes: 1024 * 1024 },
+    );
+    const target = join(dir, "bomb.pdf");
+    await writeFile(target, "previous statement");
+    await expect(saveStatement(document, target)).rejects.toBeInstanceOf(FdxResponseError);
+    expect(await readdir(dir)).toEqual(["bomb.pdf"]);
+    expect(await readFile(target, "utf8")).toBe("previous statement");
+  });
+
+  it("rejects with FdxTimeoutError for a body that stalls, leaving nothing behind", async () => {
+    const document = await download(partial(1024, () => {}), undefined, { timeoutMs: 150 });
+    await expect(saveStatement(document, join(dir, "stalled.pdf"))).rejects.toBeInstanceOf(FdxTimeoutError);
     expect(await readdir(dir)).toEqual([]);
   });
 

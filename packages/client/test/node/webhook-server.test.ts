@@ -2,7 +2,7 @@ import https from "node:https";
 import { Socket, type AddressInfo } from "node:net";
 import tls from "node:tls";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FdxError, FdxValidationError } from "../../src/core/errors/index.js";
+import { FdxError, FdxValidationError } from "../../src/core/error.js";
 import { createWebhookServer, getPeerCertificate, type WebhookPeerCertificate, type WebhookServerOptions } from "../../src/node/index.js";
 import { createWebhookHandler, type Notification } from "../../src/webhooks/index.js";
 import { makeCertificates, type KeyPair, type TestCertificates } from "../support/certificates.js";

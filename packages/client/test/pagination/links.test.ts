@@ -8,7 +8,7 @@ import { resolveHref } from "../../src/pagination/links.js";
 const ORIGIN = "https://api.test";
 const refusal = (href: string) => {
   try {
-    resolveHref(href, ORIGIN);
+    resolveHref(href, ORIGIN, () => []);
   } catch (error) {
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe(href);
@@ -19,10 +19,10 @@ const refusal = (href: string) => {
 
 describe("resolveHref", () => {
   it("resolves a host-relative href against the products origin and drops the fragment", () => {
-    expect(resolveHref("/statements/v2/p/a?offset=2#top", ORIGIN).href).toBe("https://api.test/statements/v2/p/a?offset=2");
-    expect(resolveHref("https://api.test/x", ORIGIN).href).toBe("https://api.test/x");
+    expect(resolveHref("/statements/v2/p/a?offset=2#top", ORIGIN, () => []).href).toBe("https://api.test/statements/v2/p/a?offset=2");
+    expect(resolveHref("https://api.test/x", ORIGIN, () => []).href).toBe("https://api.test/x");
     // An empty fragment too: "/x#" and "/x" are one page (the paginator's loop check compares them).
-    expect(resolveHref("/x#", ORIGIN).href).toBe("https://api.test/x");
+    expect(resolveHref("/x#", ORIGIN, () => []).href).toBe("https://api.test/x");
   });
 
   it.each([

@@ -212,8 +212,44 @@ describe("a provider that pages forever", () => {
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?n=101");
-    expect((error as FdxLinkError).message).toContain("100 pages in a row held no statement");
+    expect((error as FdxLinkError).message).toContain("100 pages in a row brought no new statement");
     expect(seen).toEqual(["s1"]);
     expect(served).toBe(101);
+  });
+
+  it("stops as well when every page repeats the statements already yielded, each with a fresh next link", async () => {
+    let served = 0;
+    server.use(
+      http.get("https://products.test/*", ({ request }) => {
+        served++;
+        const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
+        // The same statement on every page (and, every third page, none at all): never anything new.
+        const statements = n % 3 === 2 ? [] : [statement("s1")];
+        return HttpResponse.json({ statements, links: { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } });
+      }),
+    );
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const s of client.statements.list(PA)) seen.push(s.statementId!);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?n=101");
+    expect(served).toBe(101);
+    // Never dropped: the repeats reach the consumer, as the server sent them.
+    expect(seen.length).toBe(67);
+  });
+
+  it("tells statements without an id apart by their content, and keeps going while pages bring something new", async () => {
+    server.use(
+      http.get("https://products.test/*", ({ request }) => {
+        const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
+        // A new id-less statement every 60th page, repeats in between; the end after page 300.
+        const statements = [{ description: `doc ${Math.floor(n / 60)}` }];
+        return HttpResponse.json({ statements, links: n < 300 ? { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } : {} });
+      }),
+    );
+    let pages = 0;
+    for await (const _ of client.statements.list(PA).pages()) pages++;
+    expect(pages).toBe(301);
   });
 });

@@ -1,8 +1,9 @@
 // Response shapes the service description leaves open, and malformed ones:
 // what subscriptions.list accepts, what a statement page may not be, and the
 // links a paginator refuses to follow.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, FdxLinkError, FdxResponseError, FdxValidationError, type Subscription } from "../../src/index.js";
+import { startHttp, type RealServer } from "../support/http.js";
 
 const BASE = "https://api.test";
 const PRODUCTS = "https://products.test";
@@ -133,5 +134,38 @@ describe("links the paginator refuses", () => {
     expect(error.message.length).toBeLessThan(400);
     expect(error.message).toContain("…");
     expect(error.href).toBe(href);
+  });
+});
+
+// A hostile server on 127.0.0.1 that answers 200 with JSON of the wrong kind:
+// every method whose answer is an object refuses it, validateResponses or not.
+describe("a 2xx JSON answer of the wrong kind", () => {
+  let body = "";
+  let server: RealServer;
+  beforeAll(async () => {
+    server = await startHttp((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(body));
+  });
+  afterAll(() => server.close());
+
+  const input = { category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://hooks.test/fdx" } as const;
+  const calls = {
+    "consents.get": (c: ReturnType<typeof createClient>) => c.consents.get("c-1"),
+    "maintenance.get": (c: ReturnType<typeof createClient>) => c.maintenance.get("m-1"),
+    "subscriptions.get": (c: ReturnType<typeof createClient>) => c.subscriptions.get("s-1"),
+    "subscriptions.create": (c: ReturnType<typeof createClient>) => c.subscriptions.create(input),
+    "subscriptions.update": (c: ReturnType<typeof createClient>) => c.subscriptions.update("s-1", { callbackEmail: "a@b.test" }),
+    "subscriptions.sendTestEvent": (c: ReturnType<typeof createClient>) => c.subscriptions.sendTestEvent("s-1"),
+  };
+
+  describe.each([false, true])("validateResponses: %s", (validateResponses) => {
+    it.each(Object.keys(calls) as (keyof typeof calls)[])("%s refuses a string, an array, a number, null and true", async (name) => {
+      const client = createClient({ baseUrl: server.url, token: "t", maxRetries: 0, validateResponses });
+      for (const wrong of ['"hello"', "[]", '[{"consentId":"c-1"}]', "42", "null", "true"]) {
+        body = wrong;
+        const error = await calls[name](client).catch((e: unknown) => e);
+        expect(error, `${name} answered ${wrong}`).toBeInstanceOf(FdxResponseError);
+        expect((error as FdxResponseError).status).toBe(200);
+      }
+    });
   });
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { FdxWebhookError } from "../../src/core/errors/index.js";
+import { FdxWebhookError } from "../../src/core/error.js";
 import { notificationSchema } from "../../src/schemas/notification.js";
 import { parseNotification } from "../../src/webhooks/index.js";
 import { z } from "zod/mini";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FdxError, FdxWebhookError } from "../../src/core/errors/index.js";
+import { FdxError, FdxWebhookError } from "../../src/core/error.js";
 import { parseNotification } from "../../src/webhooks/index.js";
 import { consentNotification, copyOf, maintenanceNotification } from "./fixtures.js";
 
@@ -215,5 +215,39 @@ describe("parseNotification: rejections", () => {
     const n = copyOf(consentNotification);
     Object.defineProperty(n, "boom", { enumerable: true, get: () => { throw new Error("getter"); } });
     expect(rejection(n).issues).toEqual([{ path: "", message: "body could not be read as JSON" }]);
+  });
+});
+
+// A hostile sender's body of many bad fields: at most 20 issues, and no more
+// work than the copy and one scan (zod kept an issue per field — hundreds of
+// megabytes — and threw RangeError past some 100 000).
+describe("parseNotification: a body of many bad fields", () => {
+  const withFields = (customFields: unknown, url?: unknown) =>
+    JSON.stringify({ ...consentNotification, notificationPayload: { ...consentNotification.notificationPayload, customFields, ...(url !== undefined && { url }) } });
+
+  it("names the first 20 of 100 000 bad customFields, with their indexes, and throws FdxWebhookError (not RangeError)", () => {
+    const error = rejection(withFields(Array.from({ length: 100_000 }, () => 1)));
+    expect(error.issues).toHaveLength(20);
+    expect(error.issues.map((i) => i.path)).toEqual(Array.from({ length: 20 }, (_, i) => `notificationPayload.customFields.${i}`));
+  });
+
+  it("maps the indexes of bad members back past good ones, in every long array", () => {
+    const fields = Array.from({ length: 50_000 }, (_, i) => ({ name: `n${i}`, value: "v" }));
+    fields[30_000] = { name: "x", value: 5 } as unknown as (typeof fields)[number];
+    fields[49_999] = "no" as unknown as (typeof fields)[number];
+    const types = ["application/pdf", 7, "text/plain", null];
+    const error = rejection(withFields(fields, { href: "/x", types }));
+    expect(error.issues).toEqual([
+      { path: "notificationPayload.customFields.30000.value", message: "must be a string" },
+      { path: "notificationPayload.customFields.49999", message: "must be an object" },
+      { path: "notificationPayload.url.types.1", message: "must be a string" },
+      { path: "notificationPayload.url.types.3", message: "must be a string" },
+    ]);
+  });
+
+  it("keeps at most 20 issues from wherever they come", () => {
+    const many = { ...consentNotification, category: 1, type: 2, notificationId: 3, sentOn: 4, notificationPayload: { id: 5, idType: 6, customFields: Array(100).fill(0) } };
+    expect(rejection(many).issues).toHaveLength(20);
+    expect(rejection(many).issues[0]).toEqual({ path: "notificationId", message: "must be a string" });
   });
 });

@@ -1,9 +1,9 @@
-import { createContext, definedOnly } from "../internal/context.js";
-import { consentsResource, type ConsentsResource } from "../resources/consents.js";
-import { maintenanceResource, type MaintenanceResource } from "../resources/maintenance.js";
-import { statementsResource, type StatementsResource } from "../resources/statements.js";
-import { subscriptionsResource, type SubscriptionsResource } from "../resources/subscriptions.js";
-import type { ClientOptions } from "./options.js";
+import { createContext, definedOnly } from "./internal/context.js";
+import { consentsResource, type ConsentsResource } from "./resources/consents.js";
+import { maintenanceResource, type MaintenanceResource } from "./resources/maintenance.js";
+import { statementsResource, type StatementsResource } from "./resources/statements.js";
+import { subscriptionsResource, type SubscriptionsResource } from "./resources/subscriptions.js";
+import type { ClientOptions } from "./core/options.js";
 
 /** The fdxkit client: one namespace per service area, all over one request function. */
 export interface FdxClient {

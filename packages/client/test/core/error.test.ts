@@ -1,19 +1,139 @@
-import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import {
-  createClient,
+  FdxAbortError,
   FdxApiError,
-  FdxBadRequestError,
+  FdxConnectionError,
+  FdxError,
   FdxErrorCode,
+  FdxRateLimitError,
+  FdxTimeoutError,
+  createClient,
+  FdxBadRequestError,
   FdxInternalServerError,
   FdxMaintenanceError,
   FdxMethodNotAllowedError,
   FdxNotFoundError,
   FdxNotImplementedError,
-  FdxRateLimitError,
   FdxUnauthorizedError,
-} from "../../../src/index.js";
-import { BASE, TOKEN, rejectionOf, useMsw } from "../../support/http.js";
+} from "../../src/index.js";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { HttpResponse } from "msw";
+import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
+
+describe("FdxError family", () => {
+  it("names each error after its class and keeps the class chain", () => {
+    const e = new FdxTimeoutError("timed out");
+    expect(e.name).toBe("FdxTimeoutError");
+    expect(e).toBeInstanceOf(FdxConnectionError);
+    expect(e).toBeInstanceOf(FdxError);
+    expect(e).toBeInstanceOf(Error);
+    expect(e).not.toBeInstanceOf(FdxApiError);
+  });
+
+  it("recognises instances made by another copy of the classes (dual-package hazard)", () => {
+    // A structurally separate object carrying the same brand, as the CJS build's instances do.
+    const foreign = Object.defineProperty(new Error("x"), Symbol.for("fdxkit.error.kinds"), {
+      value: ["FdxRateLimitError", "FdxApiError", "FdxError"],
+    });
+    expect(foreign instanceof FdxRateLimitError).toBe(true);
+    expect(foreign instanceof FdxApiError).toBe(true);
+    expect(foreign instanceof FdxConnectionError).toBe(false);
+    expect(FdxApiError.is(foreign)).toBe(true);
+    expect(FdxApiError.is(new Error("plain"))).toBe(false);
+  });
+
+  it("answers instanceof false for primitives, null and undefined", () => {
+    for (const value of [null, undefined, "FdxError", 42, Symbol.for("fdxkit.error.kinds")] as unknown[]) {
+      expect(value instanceof FdxError).toBe(false);
+      expect(FdxError.is(value)).toBe(false);
+    }
+  });
+
+  it("keeps the fields, in order, and no cause when there is none", () => {
+    const e = new FdxRateLimitError({
+      status: 429,
+      code: "1207",
+      message: "slow down",
+      debugMessage: undefined,
+      body: {},
+      headers: {},
+      method: "GET",
+      url: "https://x.test/",
+      interactionId: "iid-1",
+      retryAfterMs: 1000,
+    });
+    expect(Object.keys(e)).toEqual(["name", "status", "code", "debugMessage", "body", "headers", "method", "url", "interactionId", "retryAfterMs"]);
+    expect("cause" in e).toBe(false);
+    expect(new FdxConnectionError("down", { cause: 1 }).cause).toBe(1);
+    expect(Object.keys(e.toJSON())).toEqual(["name", "message", "status", "code", "debugMessage", "body", "headers", "method", "url", "interactionId", "retryAfterMs"]);
+    // `cause` may hold a platform error: never serialised.
+    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down", interactionId: undefined });
+  });
+
+  it("gives abort errors the platform name AbortError", () => {
+    expect(new FdxAbortError().name).toBe("AbortError");
+  });
+
+  it("holds the FDX contract codes as strings", () => {
+    expect(FdxErrorCode).toEqual({
+      InvalidInput: "401",
+      Unauthorized: "1205",
+      MethodNotAllowed: "1206",
+      TooManyRequests: "1207",
+      InternalServerError: "500",
+      VersionNotSupported: "1106",
+      ScheduledMaintenance: "503",
+      NotFound: "NotFound",
+      CustomerNotAuthorized: "602",
+    });
+  });
+});
+
+// The ESM and CJS builds hold separate copies of the error classes; `instanceof`
+// must still hold across them (an app may load one copy, a dependency the other).
+// This test builds nothing: it runs when the test command has built dist/ first.
+const cjsPath = fileURLToPath(new URL("../../dist/index.cjs", import.meta.url));
+const esmPath = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
+const built = existsSync(cjsPath) && existsSync(esmPath);
+
+type Errors = typeof import("../../src/index.js");
+
+describe.skipIf(!built)("instanceof across the ESM and CJS builds", () => {
+  const load = async () => {
+    const cjs = createRequire(import.meta.url)(cjsPath) as Errors;
+    const esm = (await import(pathToFileURL(esmPath).href)) as Errors;
+    return { cjs, esm };
+  };
+
+  it("loads two distinct copies of the classes", async () => {
+    const { cjs, esm } = await load();
+    expect(cjs.FdxError).not.toBe(esm.FdxError);
+  });
+
+  it("an error from the CJS build is an instance of the ESM classes, and back", async () => {
+    const { cjs, esm } = await load();
+    const init = { status: 429, code: "1207", message: "Too Many Requests", debugMessage: undefined, body: {}, headers: {}, method: "GET", url: "https://x.test/" };
+    const fromCjs = new cjs.FdxRateLimitError({ ...init, retryAfterMs: 1000 });
+    const fromEsm = new esm.FdxTimeoutError("timed out");
+    expect(fromCjs).toBeInstanceOf(esm.FdxRateLimitError);
+    expect(fromCjs).toBeInstanceOf(esm.FdxApiError);
+    expect(fromCjs).toBeInstanceOf(esm.FdxError);
+    expect(fromCjs).not.toBeInstanceOf(esm.FdxConnectionError);
+    expect(fromEsm).toBeInstanceOf(cjs.FdxTimeoutError);
+    expect(fromEsm).toBeInstanceOf(cjs.FdxConnectionError);
+    expect(fromEsm).not.toBeInstanceOf(cjs.FdxApiError);
+    expect(esm.FdxApiError.is(fromCjs)).toBe(true);
+  });
+
+  it("errors the CJS client throws are recognised by the ESM classes", async () => {
+    const { cjs, esm } = await load();
+    const client = cjs.createClient({ baseUrl: "https://x.test", token: "t" });
+    const error = await client.subscriptions.get("..").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(esm.FdxValidationError);
+  });
+});
 
 const { on } = useMsw();
 // No retries: each row is about the mapping of one answer.

@@ -1,7 +1,9 @@
 // Redaction: no error the SDK throws may carry the bearer token or a client
 // secret, even when a server or a custom fetch echoes them back (DESIGN.md §3
 // "Errors"). Everything that comes from outside — a server's text, body and
-// headers, a platform or custom-fetch error — passes through here first.
+// headers, a URL or link it named, a platform or custom-fetch error — passes
+// through here first, and every cut of such text is made here too, after the
+// redaction: cut first, a secret's prefix would no longer be recognised.
 
 const REDACTED = "[redacted]";
 /** Shorter secrets are only replaced as whole words: "t" must not eat every letter t of a server's message. */
@@ -28,6 +30,38 @@ export function redactText(text: string, secrets: readonly string[]): string {
         : out.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, "g"), REDACTED);
   }
   return out;
+}
+
+const MAX_TEXT = 200;
+
+/**
+ * Text for a message: every secret redacted in the whole text, and only then
+ * cut to at most `max` characters, ellipsis included (server text and hrefs
+ * can be long or hostile). A cut may land inside a `[redacted]` marker, never
+ * inside a secret.
+ */
+export function clip(text: string, secrets: readonly string[], max = MAX_TEXT): string {
+  const clean = redactText(text, secrets);
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/**
+ * Text that was cut before it could be redacted (a body read up to its limit):
+ * an end that begins a secret — its first characters, up to all but the last —
+ * is dropped, since redaction can no longer recognise it. Text that was not
+ * cut needs none of this.
+ */
+export function dropCutSecret(text: string, secrets: readonly string[]): string {
+  let cut = 0;
+  for (const secret of secrets) {
+    for (let k = Math.min(secret.length - 1, text.length); k > cut; k--) {
+      if (text.endsWith(secret.slice(0, k))) {
+        cut = k;
+        break;
+      }
+    }
+  }
+  return cut ? text.slice(0, text.length - cut) : text;
 }
 
 /** `value` (parsed JSON, a header record) with every string redacted. */

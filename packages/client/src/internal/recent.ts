@@ -1,0 +1,33 @@
+/**
+ * A set of strings that remembers the last `max` added, by a 53-bit hash of
+ * each rather than the string: what a server sends (page URLs, statement ids)
+ * can be long and endless, and the memory for it stays bounded. Two strings
+ * share a hash with odds of about n² / 2⁵⁴ — for 100 000 entries, one in two
+ * million — which at worst takes a new string for one seen before.
+ *
+ * Returns `add`: it adds a string and answers whether it was new.
+ */
+export function recentSet(max: number): (text: string) => boolean {
+  const hashes = new Set<number>();
+  return (text) => {
+    const h = hash53(text);
+    if (hashes.has(h)) return false;
+    // A Set iterates in insertion order: its first entry is the oldest.
+    if (hashes.add(h).size > max) hashes.delete(hashes.values().next().value!);
+    return true;
+  };
+}
+
+/** cyrb53 (public domain): a fast, well-mixed 53-bit string hash, not a cryptographic one. */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
