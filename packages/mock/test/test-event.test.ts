@@ -154,7 +154,7 @@ describe("POST /notifications/v1/test", () => {
     const sent: string[] = [];
     for (let i = 0; i < 1010; i++) sent.push((await sendTest(id)).body.notificationId as string);
     await ctx.mock.idle();
-    const records = ctx.mock.deliveries;
+    const records = ctx.mock.deliveries();
     expect(records).toHaveLength(1000);
     expect(records.map((d) => d.notification.notificationId)).toEqual(sent.slice(10));
   });
