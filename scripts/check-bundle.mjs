@@ -26,10 +26,11 @@ const budgets = [
   { name: "webhooks entry, whole", entry: { file: path.join(client, "dist/webhooks.js") } },
   // Web APIs only, like the main entry: a Node built-in in its graph fails the gate.
   { name: "auth entry, whole", entry: { file: path.join(client, "dist/auth.js") } },
-  // 10.5 kB since issue 26 put the download limits (maxDownloadBytes, the per-chunk stall timer), the
-  // pagination and wrong-kind rules and redaction before every cut in the main entry: 9.5 kB before,
-  // 10.35 kB after (the redirect rules load on demand, on a download's first redirect).
-  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_500 },
+  // 10.75 kB since issue 26 put the download limits (maxDownloadBytes, the per-chunk stall timer), the
+  // pagination and wrong-kind rules and redaction before every cut in the main entry (9.5 kB before,
+  // 10.35 kB after; the redirect rules load on demand, on a download's first redirect), and issue 24 the
+  // token function's repeat after a 401 (with every token of the call redacted) and withOptions (10.58 kB).
+  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_750 },
   { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10_000 },
 ];
 
