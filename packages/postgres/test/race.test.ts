@@ -209,4 +209,67 @@ describe.skipIf(!postgresUrl)("the refresh race: 4 processes × 8 callers on one
       await new Promise((resolve) => proxy.close(resolve));
     }
   }, 120_000);
+
+  // The crash window (docs/connections.md): the one loss no store can prevent, shown so that what the guide
+  // says about it stays true — the connection ends cleanly, with one refused refresh and no wrong token used.
+  it("ends the connection as reauthorization_required when the process dies after the IdP rotated, before its write (the crash window)", async () => {
+    const table = uniqueTable("race");
+    const before = mock.authStats();
+    const connected = await connect(table, "user-44");
+
+    // The killed process's IdP: passes the refresh on to the sandbox IdP (which rotates the refresh token)
+    // and keeps its answer, as if the process died as the answer arrived.
+    const held: http.ServerResponse[] = [];
+    let rotated!: () => void;
+    const idpAnswered = new Promise<void>((resolve) => (rotated = resolve));
+    const proxy = http.createServer((req, res) => {
+      held.push(res);
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", async () => {
+        const answer = await fetch(`${mock.idpUrl}/token`, {
+          method: "POST",
+          headers: { authorization: String(req.headers.authorization), "content-type": String(req.headers["content-type"]) },
+          body: Buffer.concat(chunks),
+        });
+        await answer.arrayBuffer();
+        if (answer.ok) rotated();
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const victim = start(config(table, "user-44", { mode: "hold", tokenEndpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/token`, leaseMs: 120_000 }));
+      expect(await victim.line()).toBe("ready");
+      victim.child.stdin.end("go\n");
+      await idpAnswered;
+      victim.child.kill("SIGKILL");
+      expect(await victim.exited).toBeNull();
+      const stranded = await row(table, "user-44");
+      // What the store holds: the refresh token the IdP has just spent, under the dead process's lease.
+      expect(stranded).toMatchObject({ status: "active", refreshToken: connected.refreshToken, lease: { owner: expect.any(String) } });
+      expect(mock.authStats().refreshes).toBe(before.refreshes + 1);
+
+      const results = await runCallers(table, "user-44", 10_000);
+      const stats = mock.authStats();
+      const ok = results.reduce((n, r) => n + r.ok, 0);
+      const failed = results.reduce((n, r) => n + r.failed, 0);
+      console.log(
+        `crash window (killed after the IdP rotated, before the write): calls ok ${ok} (with the id token still valid), failed ${failed} (FdxReauthorizationRequiredError); ` +
+          `refreshes ${stats.refreshes - before.refreshes}; spent refresh tokens sent (refreshesRejected) ${stats.refreshesRejected - before.refreshesRejected}`,
+      );
+      // One process, after waiting out the lease, sends the spent token once; the IdP refuses it, the store
+      // holds nothing newer, and the connection ends: every other call learns it from the store.
+      expect(stats.refreshesRejected).toBe(before.refreshesRejected + 1);
+      expect(stats.refreshes).toBe(before.refreshes + 1);
+      expect(failed).toBeGreaterThan(0);
+      for (const error of results.flatMap((r) => r.errors)) expect(error).toMatch(/^FdxReauthorizationRequiredError: /);
+      const final = await row(table, "user-44");
+      expect(final).toMatchObject({ status: "reauthorization_required", idToken: "", refreshToken: "" });
+      expect(final!.lease).toBeUndefined();
+    } finally {
+      for (const res of held) res.destroy();
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  }, 120_000);
 });
