@@ -12,6 +12,8 @@ export const TARGETS = {
   // kB read as 1000 bytes, the stricter of the two readings.
   bundleGzipBytes: 10_000,
   exportEfficiency: 0.85,
+  // A call with `connections.token(id)` against the same call with a static token: the hot path reads no store.
+  connectionsHotPathRatio: 1.05,
 };
 
 const x = (n) => `${n.toFixed(2)}×`;
@@ -60,6 +62,18 @@ export function checkTargets(results) {
     const target = `webhook receive throughput: ${r.runtime} (handler vs bare JSON parse)`;
     if (r.error) t.push({ target, limit: `≥ ${x(TARGETS.webhookRatio)}`, measured: "did not run", met: false });
     else t.push({ target, limit: `≥ ${x(TARGETS.webhookRatio)}`, measured: x(r.ratio), met: r.ratio >= TARGETS.webhookRatio });
+  }
+  const tokenFn = results.connections?.contenders.find((c) => c.sdk);
+  if (tokenFn) {
+    t.push({ target: "a call with connections.token(id) vs a static token (median)", limit: `≤ ${x(TARGETS.connectionsHotPathRatio)}`, measured: x(tokenFn.medianRatio), met: tokenFn.medianRatio <= TARGETS.connectionsHotPathRatio });
+    const reads = results.connections.storeReadsDuringTimedCalls;
+    t.push({ target: "connections.token(id): store reads during the timed calls", limit: "0", measured: `${reads}`, met: reads === 0 });
+  }
+  const refresh = results.connectionsRefresh;
+  if (refresh) {
+    const target = `${refresh.connections} connections refreshed by ${refresh.processes} processes on PostgreSQL: refreshes per connection, conflicts`;
+    if (refresh.skipped) t.push({ target, limit: "1 and 0", measured: `did not run: ${refresh.skipped}`, met: false });
+    else t.push({ target, limit: "1 and 0", measured: `${refresh.refreshesPerConnection} and ${refresh.conflicts}`, met: refresh.refreshesPerConnection === 1 && refresh.conflicts === 0 && refresh.failedCalls === 0 });
   }
   const ours = results.bundle?.entries.find((e) => e.sdk);
   if (ours) {
@@ -181,6 +195,40 @@ export function toMarkdown(results) {
         e.contenders.map((c) => [c.sdk ? `**${c.name}**` : c.name, `${c.exportMs} ms`, `${c.wallMs} ms`, c.efficiency.toFixed(2), c.efficiencyWithStartup.toFixed(2), `${c.failed}`, `${c.rateLimited}`, c.pauses ?? "—", c.minConcurrency ?? "—", c.pace ? `${c.pace.requests} per ${c.pace.windowMs} ms` : "—"])),
     );
   }
+  if (results.connections) {
+    const c = results.connections;
+    out.push("", "## Connections: the token function on the hot path", "");
+    out.push(
+      "One statement page read from the sandbox (`@fdxkit/mock` with `requireUserTokens: true`, in a process of its own) with the end user's id token: given as a static string, and through `connections.token(id)` of `createConnections` over a memory store, as `client.withOptions({ token })` takes it. " +
+        `The server checks the same id token either way. ${c.warmup} warm-up calls each, then ${c.rounds} interleaved rounds of ${c.callsPerRound} calls (${c.calls} timed calls each); *vs static token* is the median of the per-round ratios. ` +
+        `The store was read **${c.storeReadsDuringTimedCalls}** times during the timed calls (the hot path keeps the connection in memory until its refresh time).`,
+      "",
+    );
+    out.push(table(["token", "median", "vs static token", "pooled", "CPU per call", "CPU vs static token"], c.contenders.map((k) => [k.sdk ? `**${k.name}**` : k.name, `${k.medianUs} µs`, x(k.medianRatio), x(k.pooledMedianRatio), `${k.cpuUs} µs`, x(k.cpuRatio)])));
+  }
+  if (results.connectionsRefresh) {
+    const r = results.connectionsRefresh;
+    out.push("", "## Connections: refreshed by several processes on PostgreSQL", "");
+    if (r.skipped) out.push(`Did not run: ${r.skipped}.`);
+    else {
+      out.push(
+        `${r.connections} connections in one real PostgreSQL server (\`postgresConnectionStore\` on node-postgres, a pool of ${r.poolSize} per process), ${r.processes} processes on the built packages, each asking every connection, ${r.concurrency} at a time and all in the same order, for a token other than the id token they all read at the start (as after a 401), so the processes contend for each connection at once; default \`leaseMs\` (30 s, so a waiter polls every 250 ms). ` +
+          "*Refreshes per connection* counts the sandbox IdP's refreshes, *conflicts* the spent refresh tokens it was sent (`refreshesRejected`). " +
+          "*Crash window* is, for each refresh, the time from the IdP's answer in hand to the store's write of the new pair done: a process that dies inside it loses the pair (docs/connections.md, the crash window). " +
+          `Under the contention above it includes the wait for a pooled database connection; *alone* is the same for ${r.crashWindowSequentialMs.samples} refreshes made one at a time by one process afterwards.`,
+        "",
+      );
+      out.push(
+        table(["wall time", "per process", "refreshes per connection", "conflicts", "failed calls", "refreshed by process"], [[
+          `${r.wallMs} ms`, r.perProcessMs.map((ms) => `${ms} ms`).join(", "), `${r.refreshesPerConnection}`, `${r.conflicts}`, `${r.failedCalls}`, r.refreshedByProcess.join(", "),
+        ]]),
+      );
+      out.push("", table(["crash window", "median", "p99", "max"], [
+        [`${r.processes} processes contending`, `${r.crashWindowMs.median} ms`, `${r.crashWindowMs.p99} ms`, `${r.crashWindowMs.max} ms`],
+        ["alone (one refresh at a time)", `${r.crashWindowSequentialMs.median} ms`, `${r.crashWindowSequentialMs.p99} ms`, `${r.crashWindowSequentialMs.max} ms`],
+      ]));
+    }
+  }
   if (results.bundle) {
     const b = results.bundle;
     out.push("", "## Browser bundle size", "");
@@ -251,6 +299,21 @@ export function printSummary(results) {
   if (results.webhooksTls) {
     console.log("Webhook receive throughput, mutual TLS vs plain TLS");
     console.table(Object.fromEntries(results.webhooksTls.modes.map((m) => [m.mode, { "plain TLS req/s": m.plainRps, "mutual TLS req/s": m.mutualRps, "mutual ×": m.ratio }])));
+  }
+  if (results.connections) {
+    console.log(`connections.token(id) hot path (store reads during the timed calls: ${results.connections.storeReadsDuringTimedCalls})`);
+    console.table(Object.fromEntries(results.connections.contenders.map((c) => [c.name, { median: `${c.medianUs} µs`, "vs static ×": c.medianRatio, "pooled ×": c.pooledMedianRatio, "CPU ×": c.cpuRatio }])));
+  }
+  if (results.connectionsRefresh) {
+    const r = results.connectionsRefresh;
+    if (r.skipped) console.log(`Connections refreshed on PostgreSQL: did not run (${r.skipped})`);
+    else {
+      console.log(
+        `Connections refreshed on PostgreSQL: ${r.connections} by ${r.processes} processes in ${r.wallMs} ms; refreshes per connection ${r.refreshesPerConnection}, conflicts ${r.conflicts}, failed calls ${r.failedCalls}, ` +
+          `refreshed by process ${r.refreshedByProcess.join("/")}; crash window median ${r.crashWindowMs.median} ms, p99 ${r.crashWindowMs.p99} ms, max ${r.crashWindowMs.max} ms (${r.crashWindowMs.samples} refreshes), ` +
+          `alone median ${r.crashWindowSequentialMs.median} ms, p99 ${r.crashWindowSequentialMs.p99} ms, max ${r.crashWindowSequentialMs.max} ms (${r.crashWindowSequentialMs.samples} refreshes)`,
+      );
+    }
   }
   if (results.importTime) {
     console.log("Cold import");

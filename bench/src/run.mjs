@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
@@ -15,6 +15,8 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runBundle } from "./bundle.mjs";
+import { runConnectionsHotPath } from "./connections.mjs";
+import { runConnectionsRefresh } from "./connections-refresh.mjs";
 import { runDownload } from "./download.mjs";
 import { runGzipBomb } from "./gzip-bomb.mjs";
 import { runExport } from "./export.mjs";
@@ -40,6 +42,8 @@ export const SIZES = {
     // Many short rounds, interleaved: on a shared machine a load spike then hits a few rounds of both, not one contender.
     webhooks: { warmupMs: 2000, rounds: 16, roundMs: 400, concurrency: 8 },
     webhooksTls: { warmupMs: 1000, rounds: 10, roundMs: 400, concurrency: 8 },
+    connections: { warmup: 200, rounds: 60, callsPerRound: 20 },
+    connectionsRefresh: { connections: 1000, processes: 4, concurrency: 16, poolSize: 10, sequential: 200 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -51,10 +55,12 @@ export const SIZES = {
     // Node only: a smoke run installs no runtime.
     webhooks: { warmupMs: 50, rounds: 2, roundMs: 50, concurrency: 2, runtimes: ["node"] },
     webhooksTls: { warmupMs: 50, rounds: 1, roundMs: 50, concurrency: 2 },
+    connections: { warmup: 5, rounds: 2, callsPerRound: 5 },
+    connectionsRefresh: { connections: 20, processes: 2, concurrency: 4, poolSize: 4, sequential: 5 },
   },
 };
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -112,6 +118,15 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
   if (only.includes("webhooks-tls")) {
     log("▶ webhook receive throughput, mutual TLS vs plain TLS (Node)");
     results.webhooksTls = await runWebhookTls({ ...sizes.webhooksTls, log });
+  }
+  if (only.includes("connections")) {
+    log("▶ connections.token(id) on the hot path vs a static token (a statement page from the sandbox)");
+    results.connections = await runConnectionsHotPath(sizes.connections);
+  }
+  if (only.includes("connections-refresh")) {
+    const c = sizes.connectionsRefresh;
+    log(`▶ ${c.connections} connections refreshed by ${c.processes} processes on PostgreSQL`);
+    results.connectionsRefresh = await runConnectionsRefresh(c);
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

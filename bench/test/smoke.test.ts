@@ -70,11 +70,22 @@ describe("bench harness, smoke mode", () => {
       expect.objectContaining({ mode: "new connection", plainRps: positive, mutualRps: positive, ratio: positive }),
     ]);
 
+    expect(results.connections).toMatchObject({ calls: positive, storeReadsDuringTimedCalls: expect.any(Number) });
+    expect(results.connections.contenders.map((c: { name: string }) => c.name)).toEqual(["static id token (a string)", "connections.token(id), memory store"]);
+    for (const c of results.connections.contenders) expect(c).toMatchObject({ medianUs: positive, medianRatio: positive, pooledMedianRatio: positive, cpuUs: positive, cpuRatio: positive });
+    // Needs a real PostgreSQL (Debian's package, as @fdxkit/postgres's tests); without one the section says it did not run.
+    const refresh = results.connectionsRefresh;
+    if (refresh.skipped) expect(refresh.skipped).toEqual(expect.any(String));
+    else {
+      expect(refresh).toMatchObject({ connections: 20, processes: 2, wallMs: positive, idpRefreshes: positive, refreshesPerConnection: positive, conflicts: expect.any(Number), failedCalls: expect.any(Number) });
+      expect(refresh.crashWindowMs).toMatchObject({ samples: refresh.idpRefreshes, median: positive, p99: positive, max: positive });
+    }
+
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
-    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS"]) {
+    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS", "## Connections: the token function on the hot path", "## Connections: refreshed by several processes on PostgreSQL"]) {
       expect(markdown).toContain(heading);
     }
     // Every section, the export's child processes included: minutes on a loaded two-core machine.

@@ -1,14 +1,10 @@
-// Starts one real PostgreSQL server for every test file of the package:
-// Debian's `postgresql` package (initdb in a temp dir, a free loopback port).
-// Run as root (CI), the server runs as the `postgres` user, which PostgreSQL
-// requires. Where no PostgreSQL is installed, the real-server tests are
-// skipped — except under CI, where that is a failure (.ci/run installs it).
-import { spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import net from "node:net";
-import os from "node:os";
-import path from "node:path";
+// Starts one real PostgreSQL server for every test file of the package
+// (test/postgres-server.mjs: Debian's `postgresql` package, initdb in a temp
+// dir, a free loopback port). Where no PostgreSQL is installed, the
+// real-server tests are skipped — except under CI, where that is a failure
+// (.ci/run installs it).
 import type { TestProject } from "vitest/node";
+import { findPostgresBin, startPostgresServer } from "./postgres-server.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,80 +13,15 @@ declare module "vitest" {
   }
 }
 
-function findBin(): string | undefined {
-  const base = "/usr/lib/postgresql";
-  if (existsSync(base)) {
-    const versions = readdirSync(base)
-      .filter((v) => existsSync(path.join(base, v, "bin", "initdb")))
-      .sort((a, b) => Number(b) - Number(a));
-    if (versions[0]) return path.join(base, versions[0], "bin");
-  }
-  const which = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" });
-  return which.status === 0 ? path.dirname(which.stdout.trim()) : undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export default async function setup(project: TestProject): Promise<() => void> {
-  const bin = findBin();
+  const bin = findPostgresBin();
   if (!bin) {
     if (process.env.CI) throw new Error("PostgreSQL is not installed (no initdb): install Debian's postgresql package (.ci/run does)");
     console.warn("! PostgreSQL not found (no initdb): the @fdxkit/postgres tests against a real server are skipped");
     project.provide("postgresUrl", "");
     return () => {};
   }
-  const asRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "fdxkit-pg-"));
-  if (asRoot) {
-    const uid = Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim());
-    const gid = Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim());
-    chownSync(dir, uid, gid);
-  }
-  const run = (command: string, args: string[]) => {
-    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", path.join(bin, command), ...args]] : [path.join(bin, command), args];
-    const result = spawnSync(file, argv, { encoding: "utf8", cwd: dir });
-    if (result.status !== 0) throw new Error(`${command} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
-  };
-  const data = path.join(dir, "data");
-  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"]);
-  let port = 0;
-  // Another process may take the port between freePort() and the server's bind: try a few.
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    try {
-      run("pg_ctl", [
-        "-D",
-        data,
-        "-w",
-        "-l",
-        path.join(dir, "server.log"),
-        "-o",
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-        "start",
-      ]);
-      break;
-    } catch (error) {
-      if (attempt >= 3) {
-        rmSync(dir, { recursive: true, force: true });
-        throw error;
-      }
-    }
-  }
-  project.provide("postgresUrl", `postgres://postgres@127.0.0.1:${port}/postgres`);
-  return () => {
-    try {
-      run("pg_ctl", ["-D", data, "-w", "-m", "immediate", "stop"]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
+  const server = await startPostgresServer(bin);
+  project.provide("postgresUrl", server.url);
+  return () => server.stop();
 }
