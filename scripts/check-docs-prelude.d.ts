@@ -4,6 +4,7 @@
 // `<!-- check-docs: prelude declare const x: T; -->` above its fence instead.
 import type * as Client from "@fdxkit/client";
 import type * as Webhooks from "@fdxkit/client/webhooks";
+import type * as Auth from "@fdxkit/client/auth";
 
 declare global {
   // The SDK's values, used in snippets that show only the lines that matter.
@@ -42,6 +43,11 @@ declare global {
   const callbackUrl: string;
   /** A client made with an end user's token function. */
   const user: Client.FdxClient;
+  /** The OAuth client and connection manager of docs/connections.md. */
+  const auth: Auth.AuthClient;
+  const connections: Auth.Connections;
+  /** A node-postgres pool (packages/postgres/README.md). */
+  const pool: import("pg").Pool;
   const onNotification: (notification: Webhooks.Notification) => Promise<void>;
   /** An Express app. */
   const app: { post(path: string, handler: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void): void };
