@@ -148,7 +148,8 @@ describe("a redirected download", () => {
       res.writeHead(401, { "content-type": "text/plain" }).end("signature expired");
     });
     await new Promise<void>((r) => documents.listen(0, "127.0.0.1", r));
-    const docUrl = `http://localhost:${(documents.address() as AddressInfo).port}/doc.pdf`;
+    // Another port is another origin (and msw lets 127.0.0.1 through to the real servers).
+    const docUrl = `http://127.0.0.1:${(documents.address() as AddressInfo).port}/doc.pdf`;
     const api = createServer((req, res) => {
       hits.push(`api ${req.headers.authorization ?? "-"}`);
       res.writeHead(302, { location: docUrl }).end();
