@@ -2,6 +2,7 @@
 // what it is told, and the one repeat after a 401.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
 import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, FdxError, FdxUnauthorizedError, type TokenContext } from "../../src/index.js";
@@ -74,6 +75,23 @@ describe("the token function", () => {
     expect(seen).toHaveLength(1);
     // The rejected token stays out of the error.
     expect(JSON.stringify(error) + String(error) + (error as Error).stack).not.toContain("t-1");
+  });
+
+  it("an answer after the repeat that echoes the refused token shows neither token", async () => {
+    const first = "first-Token-0123456789";
+    const second = "second-Token-9876543210";
+    on("get", CONSENT, (request) =>
+      request.headers.get("authorization") === `Bearer ${first}`
+        ? unauthorized()
+        : new HttpResponse(`no: ${first} then ${second}`, { status: 404, headers: { "content-type": "text/plain", "x-echo": first } }),
+    );
+    const { fn } = tokens(first, second);
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, maxRetries: 0 }).consents.get("c-1"));
+    expect(error).toMatchObject({ status: 404 });
+    const views = [JSON.stringify(error), String(error), (error as Error).stack, inspect(error, { depth: 10 })].join("\n");
+    expect(views).toContain("[redacted]");
+    expect(views).not.toContain(first);
+    expect(views).not.toContain(second);
   });
 
   it("repeats once per call: a second 401 is thrown, not retried (and maxRetries is not spent on it)", async () => {
