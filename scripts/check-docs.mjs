@@ -281,8 +281,12 @@ async function freePort() {
   return port;
 }
 
+// A reader's shell, not pnpm's: under `pnpm check` the npm_* variables pnpm sets make every `npx` in a block
+// warn "Unknown env config" on stderr, which a block's `2>&1` would put into its compared output.
+const blockEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+
 function startBackground(b, code, until) {
-  const child = spawn("bash", ["-euo", "pipefail", "-c", code], { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn("bash", ["-euo", "pipefail", "-c", code], { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true, env: blockEnv });
   let output = "";
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "${until}" within 60 s`)), 60_000);
@@ -413,7 +417,7 @@ if (runCommands) {
         const result = spawnSync("bash", ["-euo", "pipefail", "-c", outputCompared ? code : withoutRepeats(code, place)], {
           cwd,
           encoding: "utf8",
-          env: process.env,
+          env: blockEnv,
         });
         if (cwd !== root) rmSync(cwd, { recursive: true, force: true });
         ran++;
