@@ -6,7 +6,9 @@
 // @fdxkit/mock by package name (Node, Bun, Deno), bundled with esbuild
 // (workerd through miniflare, edge-runtime), or bundled and served to the
 // browser from a second 127.0.0.1 port, so every call is CORS (Chromium,
-// Firefox over WebDriver BiDi, WebKitGTK over plain W3C WebDriver).
+// Firefox over WebDriver BiDi, WebKitGTK over plain W3C WebDriver). Server
+// runtimes also run the auth entry's flow (runtimes/auth.mjs) against the
+// sandbox's IdP; browsers do not (the entry holds a client secret).
 //
 //   node scripts/check-runtime-matrix.mjs [--out-dir DIR] [RUNTIME ...]
 //   (default: every runtime; FDXKIT_MATRIX=node,bun narrows it too)
@@ -25,7 +27,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "./chromium.mjs";
 import { ensureTools, importTool, toolBin, toolPath, TOOLS, toolVersion } from "./runtime-tools.mjs";
-import { EXIT_STEP, HOST_STEPS, SCENARIO_STEPS } from "./runtimes/steps.mjs";
+import { AUTH_STEPS, EXIT_STEP, HOST_STEPS, SCENARIO_STEPS } from "./runtimes/steps.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cacheRoot = path.join(root, "node_modules", ".cache", "fdxkit-runtimes");
@@ -67,7 +69,7 @@ const hasApt = spawnSync("which", ["apt-get"]).status === 0;
 // --- setup -------------------------------------------------------------------
 /** The built dist of both packages (the check builds before; a lone run builds here). */
 function ensureBuilt() {
-  const needed = ["packages/client/dist/index.js", "packages/client/dist/webhooks.js", "packages/client/dist/node.js", "packages/mock/dist/server.js"];
+  const needed = ["packages/client/dist/index.js", "packages/client/dist/webhooks.js", "packages/client/dist/node.js", "packages/client/dist/auth.js", "packages/mock/dist/server.js"];
   if (needed.every((f) => existsSync(path.join(root, f)))) return;
   const pnpm = process.env.PNPM ?? "pnpm";
   console.log("building @fdxkit/client and @fdxkit/mock");
@@ -323,10 +325,13 @@ const RUNNERS = {
   webkit: runWebkit,
 };
 
-/** Steps each runtime must report: the scenario's, and in server runtimes what the Node entry and the mock's server do, and a clean exit. */
+/** Server runtimes: they run the auth entry (it holds a client secret; browsers never get it, nor the IdP's credentials). */
+const SERVER_RUNTIMES = ["node", "bun", "deno", "workerd", "edge-runtime"];
+
+/** Steps each runtime must report: the scenario's; in server runtimes the auth flow's; in Node, Bun and Deno what the Node entry and the mock's server do, and a clean exit. */
 export function expectedSteps(runtime) {
   const host = ["node", "bun", "deno"].includes(runtime);
-  return [...SCENARIO_STEPS, ...(host ? [...HOST_STEPS, EXIT_STEP] : [])];
+  return [...SCENARIO_STEPS, ...(SERVER_RUNTIMES.includes(runtime) ? AUTH_STEPS : []), ...(host ? [...HOST_STEPS, EXIT_STEP] : [])];
 }
 
 // --- main --------------------------------------------------------------------
@@ -372,6 +377,10 @@ for (const runtime of chosen) {
     providerId: mock.seed.providerId,
     accountId: mock.seed.accounts[0].accountId,
     workDir,
+    // The sandbox IdP's client, and the user who signs in at its form (auth.mjs), for server runtimes only.
+    ...(SERVER_RUNTIMES.includes(runtime) && {
+      auth: { idpUrl: mock.idpUrl, clientId: mock.clientId, clientSecret: mock.clientSecret, username: mock.seed.users[0].username, password: mock.seed.users[0].password },
+    }),
   };
   const started = Date.now();
   try {

@@ -1,10 +1,11 @@
 // The scenario in a server runtime (Node, Bun, Deno): serves the webhook
-// receiver with the runtime's own server, runs the shared scenario, then what
-// the Node entry and the mock's real server do in this runtime. Prints one
+// receiver with the runtime's own server, runs the shared scenario, the auth
+// entry's flow (auth.mjs), then what the Node entry and the mock's real server do in this runtime. Prints one
 // line `FDXKIT_RESULT <json>` and then must exit on its own: a runtime kept
 // alive by something the packages left open is a failure the harness reports.
 //
 //   node|bun|deno run host.mjs '<config json>'
+import { runAuthSteps } from "./auth.mjs";
 import { createReceiver, runScenario } from "./scenario.mjs";
 import { HOST_STEPS as NODE_STEPS } from "./steps.mjs";
 
@@ -122,6 +123,7 @@ const server = await serve(receiver.handler);
 let steps;
 try {
   steps = await runScenario({ ...config, callbackUrl: `${server.url}/webhooks` }, receiver);
+  steps.push(...(await runAuthSteps(config)));
   steps.push(...(await nodeEntrySteps()));
 } finally {
   await server.close();

@@ -14,6 +14,19 @@ export const SCENARIO_STEPS = [
   "test event delivered to the handler",
 ];
 
+/**
+ * The auth entry's flow (auth.mjs), in every server runtime — Node, Bun,
+ * Deno, workerd, edge-runtime — and never in browsers (DESIGN.md §8).
+ */
+export const AUTH_STEPS = [
+  "auth: discovery and authorizationUrl (PKCE S256, state, nonce)",
+  "auth: the IdP's sign-in and consent forms over fetch",
+  "auth: complete into encryptConnectionStore(memoryConnectionStore())",
+  "auth: statements with the user's token (only the granted account)",
+  "auth: refresh (rotated; the spent token refused)",
+  "auth: revoke (at the IdP; tokens erased)",
+];
+
 /** What server runtimes (Node, Bun, Deno) also run (host.mjs): the Node entry and the mock's real server. */
 export const HOST_STEPS = ["node entry: toNodeListener on node:http", "node entry: saveStatement", "@fdxkit/mock/server: startMockServer"];
 

@@ -1,11 +1,12 @@
-// The contract every ConnectionStore keeps (DESIGN.md §10), as a reusable
-// vitest suite: run it on the memory store, the encrypted wrapper, and any
-// durable store (PostgreSQL runs it from its own package). It imports only
-// the public types, so it can be imported by path from anywhere.
+// The contract every ConnectionStore keeps (DESIGN.md §10), as the one
+// reusable vitest suite: run here on the memory store and the encrypted
+// wrapper, and by @fdxkit/postgres (importing this file by path) on PGlite, a
+// real PostgreSQL server and the encrypted wrapper over that server. It
+// imports only the public types, so it can be imported by path from anywhere.
 import { describe, expect, it } from "vitest";
 import type { Connection, ConnectionStore } from "../../src/auth/types.js";
 
-/** A valid connection row for the suite; `overrides` win. */
+/** A valid connection row for the suite, version 1; `overrides` win. */
 export function sampleConnection(id: string, overrides: Partial<Connection> = {}): Connection {
   return {
     id,
@@ -27,110 +28,214 @@ export function sampleConnection(id: string, overrides: Partial<Connection> = {}
   };
 }
 
-/** Compares what matters of a row (a store may drop an undefined `lease` or keep it). */
-const normal = (row: Connection | undefined) => row && { ...row, lease: row.lease ?? undefined };
+async function collect(store: ConnectionStore): Promise<Connection[]> {
+  const all: Connection[] = [];
+  for await (const row of store.list()) all.push(row);
+  return all;
+}
 
 /**
  * Registers the store contract's tests under `describe(name)`. `makeStore`
- * gives a new, empty store for each test (it may be async).
+ * gives a new, empty store for each test (it may be async); `skip` skips
+ * them all (a store whose server is not there). Rows are compared with
+ * `toEqual`, so a store may drop an undefined `lease`, `connector` or
+ * `consentId` or keep it.
  */
-export function describeConnectionStore(name: string, makeStore: () => ConnectionStore | Promise<ConnectionStore>): void {
-  describe(`ConnectionStore contract: ${name}`, () => {
-    it("get of an unknown id is undefined", async () => {
+export function describeConnectionStore(name: string, makeStore: () => ConnectionStore | Promise<ConnectionStore>, options: { skip?: boolean } = {}): void {
+  describe.skipIf(options.skip)(`ConnectionStore contract: ${name}`, () => {
+    it("get of an unknown id is undefined; compareAndSet with 0 creates, and get reads back what it wrote", async () => {
       const store = await makeStore();
+      expect(await store.get("nobody")).toBeUndefined();
+      const row = sampleConnection("a");
+      expect(await store.compareAndSet("a", 0, row)).toBe(true);
+      expect(await store.get("a")).toEqual(row);
       expect(await store.get("nobody")).toBeUndefined();
     });
 
-    it("compareAndSet with 0 creates; a second create of the same id loses", async () => {
+    it("refuses expectedVersion 0 when a row exists, keeping the row", async () => {
       const store = await makeStore();
-      const row = sampleConnection("a");
-      expect(await store.compareAndSet("a", 0, row)).toBe(true);
-      expect(normal(await store.get("a"))).toEqual(row);
+      await store.compareAndSet("a", 0, sampleConnection("a"));
       expect(await store.compareAndSet("a", 0, sampleConnection("a", { idToken: "other" }))).toBe(false);
-      expect((await store.get("a"))!.idToken).toBe(row.idToken);
+      expect(await store.get("a")).toEqual(sampleConnection("a"));
     });
 
-    it("a version above 0 never creates a row", async () => {
+    it("never creates a row with an expectedVersion above 0", async () => {
       const store = await makeStore();
-      expect(await store.compareAndSet("b", 1, sampleConnection("b", { version: 2 }))).toBe(false);
-      expect(await store.get("b")).toBeUndefined();
+      expect(await store.compareAndSet("ghost", 1, sampleConnection("ghost", { version: 2 }))).toBe(false);
+      expect(await store.compareAndSet("ghost", 7, sampleConnection("ghost", { version: 8 }))).toBe(false);
+      expect(await store.get("ghost")).toBeUndefined();
+      expect(await collect(store)).toEqual([]);
     });
 
-    it("writes only on the expected version, and keeps every field", async () => {
+    it("writes only on the stored version (a stale or future one is refused), and keeps every field", async () => {
       const store = await makeStore();
       await store.compareAndSet("c", 0, sampleConnection("c"));
-      const next = sampleConnection("c", { version: 2, idToken: "id-2", refreshToken: "rt-2", lease: { owner: "me", until: 123 }, connector: undefined, consentId: undefined, accounts: [] });
-      expect(await store.compareAndSet("c", 2, { ...next, version: 3 })).toBe(false);
-      expect(await store.compareAndSet("c", 1, next)).toBe(true);
-      expect(normal(await store.get("c"))).toEqual(next);
-      expect(await store.compareAndSet("c", 1, { ...next, version: 2 })).toBe(false);
-      const cleared = { ...next, version: 3, lease: undefined, status: "revoked" as const, idToken: "", refreshToken: "" };
-      expect(await store.compareAndSet("c", 2, cleared)).toBe(true);
-      expect(normal(await store.get("c"))).toEqual(cleared);
+      const v2 = sampleConnection("c", {
+        version: 2,
+        idToken: "id-2",
+        refreshToken: "rt-2",
+        lease: { owner: "me", until: 123 },
+        connector: undefined,
+        consentId: undefined,
+        accounts: [],
+        updatedAt: 1_800_000_000_001,
+      });
+      expect(await store.compareAndSet("c", 2, { ...v2, version: 3 })).toBe(false);
+      expect(await store.compareAndSet("c", 5, { ...v2, version: 6, idToken: "future" })).toBe(false);
+      expect(await store.compareAndSet("c", 1, v2)).toBe(true);
+      expect(await store.get("c")).toEqual(v2);
+      expect(await store.compareAndSet("c", 1, { ...v2, version: 2, idToken: "stale" })).toBe(false);
+      expect(await store.get("c")).toEqual(v2);
+      const v3 = { ...v2, version: 3, lease: undefined, status: "revoked" as const, idToken: "", refreshToken: "" };
+      expect(await store.compareAndSet("c", 2, v3)).toBe(true);
+      expect(await store.get("c")).toEqual(v3);
     });
 
-    it("of many concurrent compareAndSets on one version exactly one wins", async () => {
+    it("of 20 concurrent creators exactly one wins, and its row is kept", async () => {
       const store = await makeStore();
-      const creates = await Promise.all(Array.from({ length: 20 }, (_, i) => store.compareAndSet("d", 0, sampleConnection("d", { idToken: `t${i}` }))));
-      expect(creates.filter(Boolean)).toHaveLength(1);
-      const updates = await Promise.all(Array.from({ length: 20 }, (_, i) => store.compareAndSet("d", 1, sampleConnection("d", { version: 2, idToken: `u${i}` }))));
-      expect(updates.filter(Boolean)).toHaveLength(1);
-      const winner = updates.indexOf(true);
-      expect((await store.get("d"))!.idToken).toBe(`u${winner}`);
+      const attempts = Array.from({ length: 20 }, (_, i) => sampleConnection("new", { refreshToken: `creator-${i}` }));
+      const results = await Promise.all(attempts.map((next) => store.compareAndSet("new", 0, next)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.get("new")).toEqual(attempts[results.indexOf(true)]);
     });
 
-    it("a returned row is a copy: changing it changes nothing stored", async () => {
+    it("of 20 concurrent writers of one version exactly one wins, and its row is kept", async () => {
       const store = await makeStore();
-      const row = sampleConnection("e");
+      await store.compareAndSet("d", 0, sampleConnection("d"));
+      const attempts = Array.from({ length: 20 }, (_, i) => sampleConnection("d", { version: 2, idToken: `writer-${i}` }));
+      const results = await Promise.all(attempts.map((next) => store.compareAndSet("d", 1, next)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.get("d")).toEqual(attempts[results.indexOf(true)]);
+    });
+
+    it("a returned row is a copy: changing it, or the row written, changes nothing stored", async () => {
+      const store = await makeStore();
+      const row = sampleConnection("e", { lease: { owner: "o", until: 1 } });
       await store.compareAndSet("e", 0, row);
       row.accounts.push("mutated");
+      row.lease!.until = 2;
       const read = (await store.get("e"))!;
       read.accounts.push("mutated too");
       read.idToken = "changed";
-      expect(normal(await store.get("e"))).toEqual(sampleConnection("e"));
+      expect(await store.get("e")).toEqual(sampleConnection("e", { lease: { owner: "o", until: 1 } }));
+      const listed = (await collect(store))[0]!;
+      listed.accounts.length = 0;
+      expect((await store.get("e"))!.accounts).toEqual(["acct-1", "acct-2"]);
     });
 
-    it("delete removes the row (and deleting a missing one is no error); the id can be created again", async () => {
+    it("deletes (a missing id is no error); then a version above 0 does not recreate it and version 0 does", async () => {
       const store = await makeStore();
-      await store.compareAndSet("f", 0, sampleConnection("f"));
-      await store.delete("f");
-      await store.delete("f");
-      expect(await store.get("f")).toBeUndefined();
-      expect(await store.compareAndSet("f", 0, sampleConnection("f"))).toBe(true);
+      await store.compareAndSet("a", 0, sampleConnection("a"));
+      await store.compareAndSet("b", 0, sampleConnection("b"));
+      await store.delete("a");
+      await store.delete("a");
+      await store.delete("never-there");
+      expect(await store.get("a")).toBeUndefined();
+      expect((await collect(store)).map((c) => c.id)).toEqual(["b"]);
+      expect(await store.compareAndSet("a", 1, sampleConnection("a", { version: 2 }))).toBe(false);
+      expect(await store.compareAndSet("a", 0, sampleConnection("a"))).toBe(true);
+      expect(await store.get("a")).toEqual(sampleConnection("a"));
     });
 
-    it("list yields every row, many of them", async () => {
+    it("lists 2,500 connections, each once (across pages where the store pages)", async () => {
       const store = await makeStore();
-      const ids = Array.from({ length: 120 }, (_, i) => `user-${i}`);
-      for (const id of ids) await store.compareAndSet(id, 0, sampleConnection(id));
-      const seen: string[] = [];
-      for await (const row of store.list()) seen.push(row.id);
-      expect(seen.sort()).toEqual([...ids].sort());
+      const ids = Array.from({ length: 2_500 }, (_, i) => `user-${String(i).padStart(5, "0")}`);
+      for (let i = 0; i < ids.length; i += 100) {
+        await Promise.all(ids.slice(i, i + 100).map((id) => store.compareAndSet(id, 0, sampleConnection(id))));
+      }
+      const listed = await collect(store);
+      expect(listed).toHaveLength(2_500);
+      expect(new Set(listed.map((c) => c.id))).toEqual(new Set(ids));
+      expect(listed.find((c) => c.id === "user-01234")).toEqual(sampleConnection("user-01234"));
     });
 
-    it("findByConsentId finds the row of a consent (when the store has it)", async () => {
+    it("finds a connection by its consent id, as the row is now (when the store has findByConsentId)", async () => {
       const store = await makeStore();
       if (!store.findByConsentId) return;
-      await store.compareAndSet("g", 0, sampleConnection("g", { consentId: "consent-x" }));
-      await store.compareAndSet("h", 0, sampleConnection("h", { consentId: "consent-y" }));
-      expect((await store.findByConsentId("consent-y"))?.id).toBe("h");
-      expect(await store.findByConsentId("consent-z")).toBeUndefined();
+      await store.compareAndSet("a", 0, sampleConnection("a", { consentId: "consent-x" }));
+      await store.compareAndSet("b", 0, sampleConnection("b", { consentId: "consent-y" }));
+      await store.compareAndSet("c", 0, sampleConnection("c", { consentId: undefined }));
+      expect((await store.findByConsentId("consent-y"))?.id).toBe("b");
+      expect(await store.findByConsentId("consent-x")).toEqual(sampleConnection("a", { consentId: "consent-x" }));
+      expect(await store.findByConsentId("consent-none")).toBeUndefined();
+      await store.compareAndSet("b", 1, sampleConnection("b", { version: 2, consentId: "consent-z" }));
+      expect(await store.findByConsentId("consent-y")).toBeUndefined();
+      expect((await store.findByConsentId("consent-z"))?.version).toBe(2);
     });
 
-    it("ids and values with quotes, unicode and SQL-ish text are data", async () => {
+    it("treats hostile ids and values as data: quotes, SQL, LIKE wildcards, unicode, control characters, the empty id", async () => {
       const store = await makeStore();
-      const ids = ["o'brien", 'say "hi"', "'; DROP TABLE fdxkit_connections; --", "ünï✓ 🏦", "a%_b\\c", "x\u0000y".replace("\u0000", "\u0001")];
-      for (const id of ids) {
-        const row = sampleConnection(id, { consentId: `${id}-consent`, accounts: [id], subject: id });
-        expect(await store.compareAndSet(id, 0, row)).toBe(true);
-        expect(normal(await store.get(id))).toEqual(row);
-      }
+      const hostile = [
+        "o'brien",
+        'say "hi"',
+        "'; DROP TABLE fdxkit_connections; --",
+        `Robert"); DROP TABLE students;--`,
+        "a'b\"c`d\\e",
+        "a%_b\\c",
+        "%_*",
+        "ünï✓ 🏦",
+        "ユーザー🙂",
+        " leading and trailing ",
+        "line\nbreak\ttab",
+        "x\u0001y",
+        "$1",
+        "",
+      ];
+      const rowOf = (id: string) => sampleConnection(id, { consentId: `${id}-consent`, accounts: [id], subject: id });
+      for (const id of hostile) expect(await store.compareAndSet(id, 0, rowOf(id))).toBe(true);
+      for (const id of hostile) expect(await store.get(id)).toEqual(rowOf(id));
       expect(await store.get("%")).toBeUndefined();
       expect(await store.get("o'brien'")).toBeUndefined();
-      if (store.findByConsentId) expect((await store.findByConsentId(`${ids[2]}-consent`))?.id).toBe(ids[2]);
-      const listed: string[] = [];
-      for await (const row of store.list()) listed.push(row.id);
-      expect(listed.sort()).toEqual([...ids].sort());
+      if (store.findByConsentId) {
+        expect((await store.findByConsentId(`${hostile[2]}-consent`))?.id).toBe(hostile[2]);
+        expect(await store.findByConsentId("%")).toBeUndefined();
+      }
+      expect(new Set((await collect(store)).map((c) => c.id))).toEqual(new Set(hostile));
+      await store.delete(hostile[2]!);
+      expect(await store.get(hostile[2]!)).toBeUndefined();
+      expect(await collect(store)).toHaveLength(hostile.length - 1);
+    });
+
+    it("round-trips a lease, and clears it", async () => {
+      const store = await makeStore();
+      await store.compareAndSet("a", 0, sampleConnection("a"));
+      const leased = sampleConnection("a", { version: 2, lease: { owner: "manager-7f3a", until: 1_800_000_030_000 } });
+      expect(await store.compareAndSet("a", 1, leased)).toBe(true);
+      expect(await store.get("a")).toEqual(leased);
+      expect((await store.get("a"))?.lease).toEqual({ owner: "manager-7f3a", until: 1_800_000_030_000 });
+      expect(await store.compareAndSet("a", 2, sampleConnection("a", { version: 3, lease: undefined }))).toBe(true);
+      expect((await store.get("a"))?.lease).toBeUndefined();
+    });
+
+    it("round-trips an undefined connector and consent id, empty strings and empty accounts", async () => {
+      const store = await makeStore();
+      const bare = sampleConnection("a", { connector: undefined, consentId: undefined, accounts: [] });
+      await store.compareAndSet("a", 0, bare);
+      const read = await store.get("a");
+      expect(read).toEqual(bare);
+      expect(read?.connector).toBeUndefined();
+      expect(read?.consentId).toBeUndefined();
+      expect(read?.accounts).toEqual([]);
+      const empty = sampleConnection("b", { connector: "", consentId: "", status: "reauthorization_required", idToken: "", refreshToken: "" });
+      await store.compareAndSet("b", 0, empty);
+      expect(await store.get("b")).toEqual(empty);
+    });
+
+    it("round-trips values as given: unicode, quotes, a long token, many accounts, large and fractional times", async () => {
+      const store = await makeStore();
+      const odd = sampleConnection("a", {
+        idToken: "eyJ'\"\\🙂.x.y",
+        refreshToken: "r".repeat(10_000),
+        accounts: Array.from({ length: 300 }, (_, i) => `acc-'${i}"`),
+        subject: "sub with 'quotes' and ユニコード",
+        expiresAt: Number.MAX_SAFE_INTEGER,
+        createdAt: 0,
+        // A JWT's exp may have a fraction of a second (RFC 7519 NumericDate).
+        updatedAt: 1_700_000_000_123.457,
+        lease: { owner: "o", until: -1.5e-7 },
+      });
+      await store.compareAndSet("a", 0, odd);
+      expect(await store.get("a")).toEqual(odd);
     });
   });
 }
