@@ -436,7 +436,9 @@ export function createConnections(options: ConnectionsOptions): Connections {
       const deadline = performance.now() + leaseMs;
       for (let delay = pollMs; ; delay = Math.min(delay * 2, 1000)) {
         try {
-          const next = { ...fromSet(base, id, set, Date.now()), createdAt: Date.now() };
+          // One clock reading: a new connection's createdAt and updatedAt are the same instant.
+          const now = Date.now();
+          const next = { ...fromSet(base, id, set, now), createdAt: now };
           if (await write(id, base?.version ?? 0, next)) {
             remember(next);
             if (base?.refreshToken) await revokeQuietly(base.refreshToken);
