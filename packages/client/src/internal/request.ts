@@ -14,7 +14,7 @@ import {
   type FdxIssue,
 } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
-import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
+import type { ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
@@ -25,6 +25,8 @@ export interface Transport {
   /** Absent for requests that carry their own `authorization` (the token endpoint). */
   token: TokenProvider | undefined;
   fetch: FetchLike | undefined;
+  /** Node's own transport's agents (`ClientOptions.agent`). */
+  agent?: NodeAgents | undefined;
   timeoutMs: number;
   maxRetries: number;
   maxResponseBytes: number;
@@ -67,11 +69,47 @@ export interface BodyAnswer {
 
 /** A 2xx answer whose body is left to stream (downloads). */
 export interface StreamAnswer {
-  response: Response;
+  response: Reply;
   interactionId: string | undefined;
   /** What no error may show (the token sent, in every form): for the errors of the body stream. */
   secrets: () => readonly string[];
 }
+
+/**
+ * What the SDK reads of an answer: a `Response` is one, and so is what
+ * Node's own transport makes (src/node/transport.ts) without the cost of a
+ * web `Response` and its stream.
+ */
+export interface Reply {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  /** The URL answered ("" when unknown). */
+  readonly url: string;
+  readonly type: ResponseType;
+  readonly headers: Headers;
+  readonly body: ReplyBody | null;
+}
+
+/** The part of a `ReadableStream` the SDK uses: one reader, or a cancel. */
+export interface ReplyBody {
+  getReader(): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(reason?: unknown): Promise<void> };
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/**
+ * A transport other than `fetch`, called as `fetch(url, init)` would be
+ * (with `redirect: "manual"` and the attempt's signal). Set by the `node`
+ * entry (Node's own transport); used when the client was given no `fetch`.
+ */
+export type Sender = (url: string, init: RequestInit, agent: NodeAgents | undefined) => Promise<Reply>;
+
+let sender: Sender | undefined;
+
+/** Makes `send` the transport of every call without a `fetch` of its own (undefined: `globalThis.fetch` again). */
+export const useSender = (send: Sender | undefined): void => {
+  sender = send;
+};
 
 /** Error bodies are small; a proxy's error page is not worth holding whole. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -255,7 +293,7 @@ async function send(
 
   const limits = startAttempt(signal, timeoutMs);
   const started = hooks?.onResponse ? performance.now() : 0;
-  let response: Response;
+  let response: Reply;
   let hopped = false;
   try {
     try {
@@ -270,7 +308,10 @@ async function send(
       };
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      const fetchOnce = (to: string, options: RequestInit) => (t.fetch ? t.fetch(new Request(to, options)) : globalThis.fetch(to, options));
+      // A given fetch always wins; else Node's own transport where the node entry set it.
+      const send = sender;
+      const fetchOnce = (to: string, options: RequestInit): Promise<Reply> =>
+        t.fetch ? t.fetch(new Request(to, options)) : send ? send(to, options, t.agent) : globalThis.fetch(to, options);
       response = await limits.race(fetchOnce(url, init));
       if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
         // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
