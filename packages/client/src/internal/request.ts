@@ -99,10 +99,11 @@ export interface ReplyBody {
 
 /**
  * A transport other than `fetch`, called as `fetch(url, init)` would be
- * (with `redirect: "manual"` and the attempt's signal). Set by the `node`
+ * (with `redirect: "manual"`), and stopped (the request destroyed, its body
+ * too) when `stopped` rejects: the attempt's timeout or the caller's abort. Set by the `node`
  * entry (Node's own transport); used when the client was given no `fetch`.
  */
-export type Sender = (url: string, init: RequestInit, agent: NodeAgents | undefined) => Promise<Reply>;
+export type Sender = (url: string, init: RequestInit, agent: NodeAgents | undefined, stopped: Promise<never>) => Promise<Reply>;
 
 let sender: Sender | undefined;
 
@@ -297,6 +298,8 @@ async function send(
   let hopped = false;
   try {
     try {
+      // A given fetch always wins; else Node's own transport where the node entry set it.
+      const send = t.fetch ? undefined : sender;
       const init: RequestInit = {
         method,
         headers,
@@ -304,14 +307,13 @@ async function send(
         // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
         // Downloads follow them by hand (redirects.ts), under the limits the platform would not keep.
         redirect: "manual",
-        signal: limits.signal,
       };
+      // Node's own transport is stopped by the attempt itself, with no AbortSignal made.
+      if (!send) init.signal = limits.signal;
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      // A given fetch always wins; else Node's own transport where the node entry set it.
-      const send = sender;
       const fetchOnce = (to: string, options: RequestInit): Promise<Reply> =>
-        t.fetch ? t.fetch(new Request(to, options)) : send ? send(to, options, t.agent) : globalThis.fetch(to, options);
+        t.fetch ? t.fetch(new Request(to, options)) : send ? send(to, options, t.agent, limits.stopped) : globalThis.fetch(to, options);
       response = await limits.race(fetchOnce(url, init));
       if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
         // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
@@ -385,7 +387,17 @@ async function send(
         throw notJson(text, status, secrets(), interactionId);
       }
     }
-    return { status, headers: response.headers, text, data, interactionId, secrets };
+    // A getter: Node's own transport builds the Headers only when asked (a JSON call's caller rarely does).
+    return {
+      status,
+      get headers() {
+        return response.headers;
+      },
+      text,
+      data,
+      interactionId,
+      secrets,
+    };
   } finally {
     limits.end();
   }

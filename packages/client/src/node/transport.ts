@@ -27,10 +27,10 @@ const noop = () => {};
  * Sends one request as `fetch(url, init)` would with `redirect: "manual"`:
  * resolves with the answer once its headers arrive (any status), rejects
  * with a `TypeError` whose `cause` is Node's error (its `code`, e.g.
- * `ECONNREFUSED`) when no answer came. `init.signal` destroys the request,
- * the body included.
+ * `ECONNREFUSED`) when no answer came. `stopped` rejecting (or
+ * `init.signal` aborting) destroys the request, the body included.
  */
-export function sendNode(url: string, init: RequestInit, agent: NodeAgents | undefined): Promise<Reply> {
+export function sendNode(url: string, init: RequestInit, agent: NodeAgents | undefined, stopped?: Promise<never>): Promise<Reply> {
   return new Promise<Reply>((resolve, reject) => {
     const target = new URL(url);
     const secure = target.protocol === "https:";
@@ -52,6 +52,8 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       signal,
     };
     const req = secure ? https.request(target, options) : http.request(target, options);
+    // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less.
+    stopped?.catch((reason: unknown) => req.destroy(reason instanceof Error ? reason : undefined));
     req.on("error", (cause) => reject(new TypeError("request failed", { cause })));
     req.on("response", (res) => resolve(new NodeReply(res, url, method)));
     req.end(body);
@@ -120,21 +122,39 @@ class NodeBody implements ReplyBody {
   }
 
   getReader() {
-    const iterator = this.#stream[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
-    return {
-      read: (): Promise<ReadableStreamReadResult<Uint8Array>> =>
-        this.#cancelled
-          ? Promise.resolve(DONE)
-          : iterator.next().then(
-              // A Uint8Array over the Buffer's bytes (no copy), as fetch hands out.
-              (r) => (r.done ? DONE : { done: false, value: new Uint8Array(r.value.buffer, r.value.byteOffset, r.value.byteLength) }),
-              (error: unknown) => {
-                if (this.#cancelled) return DONE;
-                throw error;
-              },
-            ),
-      cancel: () => this.cancel(),
+    // Paused mode and a callback per wait: an async iterator costs a few µs a call more.
+    const stream = this.#stream;
+    let wake: (() => void) | undefined;
+    let ended = false;
+    let failure: unknown;
+    const poke = () => {
+      const resume = wake;
+      wake = undefined;
+      resume?.();
     };
+    stream.on("readable", poke);
+    stream.on("end", () => {
+      ended = true;
+      poke();
+    });
+    stream.on("error", (error) => {
+      failure ??= error;
+      poke();
+    });
+    stream.on("close", () => {
+      // Closed before its end without an error of its own: the socket went away mid-body.
+      if (!ended) failure ??= Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+      poke();
+    });
+    const read = (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+      if (this.#cancelled || ended) return Promise.resolve(DONE);
+      const chunk = stream.read() as Buffer | null;
+      // A Uint8Array over the Buffer's bytes (no copy), as fetch hands out.
+      if (chunk !== null) return Promise.resolve({ done: false, value: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
+      if (failure !== undefined) return Promise.reject(failure);
+      return new Promise<void>((resolve) => (wake = resolve)).then(read);
+    };
+    return { read, cancel: () => this.cancel() };
   }
 
   cancel(): Promise<void> {
