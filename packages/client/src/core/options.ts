@@ -14,7 +14,7 @@ export interface TokenContext {
  */
 export type TokenProvider = string | ((context: TokenContext) => string | Promise<string>);
 
-/** A `fetch`-compatible function. The SDK always calls it with a single `Request`. */
+/** A `fetch`-compatible function. The SDK calls it with a single `Request` (`globalThis.fetch` itself, given as `fetch`, as `fetch(url, init)`). */
 export type FetchLike = (input: Request) => Promise<Response>;
 
 /** API versions used in request paths. */

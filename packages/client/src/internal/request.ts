@@ -313,7 +313,12 @@ async function send(
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
       const fetchOnce = (to: string, options: RequestInit): Promise<Reply> =>
-        t.fetch ? t.fetch(new Request(to, options)) : send ? send(to, options, t.agent, limits.stopped) : globalThis.fetch(to, options);
+        // `fetch: globalThis.fetch` (how Node users choose fetch) is called as the default is: a Request costs ~25 µs.
+        t.fetch && t.fetch !== globalThis.fetch
+          ? t.fetch(new Request(to, options))
+          : send
+            ? send(to, options, t.agent, limits.stopped)
+            : globalThis.fetch(to, options);
       response = await limits.race(fetchOnce(url, init));
       if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
         // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).

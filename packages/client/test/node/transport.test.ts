@@ -29,6 +29,8 @@ describe("answers compressed as fetch decodes them", () => {
     // Applied in the order named, undone last to first.
     ["deflate, gzip", gzipSync(deflateSync(json))],
     ["identity", json],
+    // A coding neither knows: the body is handed over as it came.
+    ["snappy", json],
   ])("a JSON answer in %s", async (coding, body) => {
     server = await startHttp((_, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": coding }).end(body));
     await expect(client().consents.get("c-1")).resolves.toEqual(grant);
