@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     projects: [
       "packages/*/vitest.config.ts",
+      // The client suite again, through fetch instead of Node's own transport.
+      "packages/client/vitest.fetch.config.ts",
       "bench/vitest.config.ts",
       // Real Chromium; scripts/check.mjs sets FDXKIT_SKIP_BROWSER where none is installed.
       ...(process.env.FDXKIT_SKIP_BROWSER ? [] : ["packages/client/vitest.browser.config.ts", "examples/browser/vitest.config.ts", "examples/connect-bank/vitest.config.ts"]),

@@ -3,6 +3,7 @@
 // (Authorization + Accept), same body, same keep-alive server in another
 // process. Calls run one at a time (latency, not throughput), in interleaved
 // rounds after a warm-up, and every call is timed on its own.
+import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { createClient } from "@fdxkit/client";
 import createOpenApiClient from "openapi-fetch";
@@ -13,11 +14,34 @@ import { CONSENT_ID, TOKEN } from "./server.mjs";
 import { median, pairedRatio, quantile, ratio, rotate, round } from "./stats.mjs";
 
 const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" };
+const keepAlive = new http.Agent({ keepAlive: true });
+
+/** A keep-alive node:http GET, body gathered and JSON.parse'd: the floor a Node transport can reach. */
+function httpGetJson(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers, agent: keepAlive }, (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on("error", reject);
+      })
+      .on("error", reject);
+  });
+}
 
 /** Each contender: a function making one call and resolving with the parsed consent grant. */
 export function contenders(origin) {
   const url = `${origin}/consents/v1/${CONSENT_ID}`;
+  // In Node, @fdxkit/client resolves to the entry with Node's own transport (node:http); `fetch` given restores fetch.
   const sdk = createClient({ baseUrl: origin, token: TOKEN });
+  const sdkFetch = createClient({ baseUrl: origin, token: TOKEN, fetch: globalThis.fetch });
   const sdkValidating = createClient({ baseUrl: origin, token: TOKEN, validateResponses: true });
   const openapi = createOpenApiClient({ baseUrl: origin, headers });
   const axiosClient = axios.create({ headers });
@@ -37,6 +61,7 @@ export function contenders(origin) {
           .finally(() => clearTimeout(timer));
       },
     },
+    { name: "node:http keep-alive + JSON.parse", call: () => httpGetJson(url) },
     { name: "undici.request (lower bound)", call: () => undiciRequest(url, { headers }).then((res) => res.body.json()) },
     {
       name: "openapi-fetch",
@@ -45,6 +70,7 @@ export function contenders(origin) {
     { name: "axios", call: () => axiosClient.get(url).then((res) => res.data) },
     { name: "ky", call: () => kyClient.get(url).json() },
     { name: "fdxkit consents.get", sdk: true, call: () => sdk.consents.get(CONSENT_ID) },
+    { name: "fdxkit consents.get, fetch transport (fetch: globalThis.fetch)", sdk: true, call: () => sdkFetch.consents.get(CONSENT_ID) },
     { name: "fdxkit consents.get, validateResponses", sdk: true, call: () => sdkValidating.consents.get(CONSENT_ID) },
   ];
 }

@@ -22,6 +22,8 @@ async function relativeSourcemaps(dir = "dist"): Promise<void> {
 export default defineConfig({
   entry: {
     index: "src/index.ts",
+    // The main entry under the `node` export condition: Node's own transport (src/node/transport.ts).
+    "index.node": "src/index.node.ts",
     webhooks: "src/webhooks/index.ts",
     node: "src/node/index.ts",
     auth: "src/auth/index.ts",

@@ -13,6 +13,7 @@ export type {
   ClientOptions,
   FetchLike,
   HookEventBase,
+  NodeAgents,
   RequestHookEvent,
   RequestOptions,
   ResponseHookEvent,

@@ -14,7 +14,7 @@ export interface TokenContext {
  */
 export type TokenProvider = string | ((context: TokenContext) => string | Promise<string>);
 
-/** A `fetch`-compatible function. The SDK always calls it with a single `Request`. */
+/** A `fetch`-compatible function. The SDK calls it with a single `Request` (`globalThis.fetch` itself, given as `fetch`, as `fetch(url, init)`). */
 export type FetchLike = (input: Request) => Promise<Response>;
 
 /** API versions used in request paths. */
@@ -75,6 +75,19 @@ export interface ClientHooks {
   onRetry?: (event: RetryHookEvent) => void | Promise<void>;
 }
 
+/**
+ * The agents Node's own transport sends through: an `http.Agent` for
+ * `http:` URLs and an `https.Agent` for `https:` ones (typed loosely so the
+ * browser build needs no Node types). Either left out keeps the SDK's own
+ * keep-alive agent.
+ */
+export interface NodeAgents {
+  /** An `http.Agent` (from `node:http`). */
+  http?: object;
+  /** An `https.Agent` (from `node:https`). */
+  https?: object;
+}
+
 /** Options of `createClient`. */
 export interface ClientOptions {
   /** `{base_url}` of the service: notification and consent calls. May carry a path prefix. */
@@ -83,8 +96,15 @@ export interface ClientOptions {
   productsUrl?: string;
   /** Bearer token, or a function returning one; called before every attempt. */
   token: TokenProvider;
-  /** Custom fetch. Default: `globalThis.fetch`, looked up at call time (so msw and late polyfills work). */
+  /**
+   * Custom fetch, used for every request when given. Default: in Node,
+   * Node's own transport (`node:http`/`node:https` with keep-alive agents;
+   * `fetch: globalThis.fetch` chooses fetch instead); elsewhere
+   * `globalThis.fetch`, looked up at call time (so msw and late polyfills work).
+   */
   fetch?: FetchLike | typeof globalThis.fetch;
+  /** Node only: the agents of Node's own transport (proxies, TLS options, socket limits); unused when `fetch` is given. */
+  agent?: NodeAgents;
   /**
    * Per attempt: a JSON call until its body is read; a download until its
    * headers arrive, and then each wait for the next chunk of its body.

@@ -1,4 +1,5 @@
 import { guardBody, type BodyLimits } from "../internal/body.js";
+import type { Reply } from "../internal/request.js";
 
 /**
  * A downloaded statement. `body` is the response stream itself: the SDK reads
@@ -23,7 +24,7 @@ export interface StatementDocument {
   blob(): Promise<Blob>;
 }
 
-export function toDocument(response: Response, limits: BodyLimits): StatementDocument {
+export function toDocument(response: Reply, limits: BodyLimits): StatementDocument {
   const contentType = response.headers.get("content-type") || "application/octet-stream";
   const body = guardBody(response.body, limits);
   const chunks = async (): Promise<Uint8Array[]> => {

@@ -77,7 +77,10 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
  * test/internal/abort.test.ts reproduces it).
  */
 export interface Attempt {
+  /** Made on first use: Node's own transport never asks for it (an AbortSignal and its listener cost ~25 µs a call there). */
   readonly signal: AbortSignal;
+  /** Rejects with the reason when the timeout fires or the caller aborts (what `race` races against). */
+  readonly stopped: Promise<never>;
   /** Whether the timeout fired. */
   readonly timedOut: boolean;
   race<T>(step: Promise<T>): Promise<T>;
@@ -86,13 +89,23 @@ export interface Attempt {
 }
 
 export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number): Attempt {
-  const controller = new AbortController();
+  let controller: AbortController | undefined;
+  let signal: AbortSignal | undefined;
+  let timeout: DOMException | undefined;
   let stop!: (reason: unknown) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   stopped.catch(noop);
-  const signal = anySignal(caller, controller.signal);
   const attempt = {
-    signal,
+    get signal() {
+      if (!signal) {
+        controller = new AbortController();
+        // Made after the timeout fired: aborted already, as it would have been.
+        if (timeout) controller.abort(timeout);
+        signal = anySignal(caller, controller.signal);
+      }
+      return signal;
+    },
+    stopped,
     timedOut: false,
     race: <T>(step: Promise<T>): Promise<T> => Promise.race([step, stopped]),
     end() {
@@ -102,12 +115,12 @@ export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number)
   };
   const timer = setTimeout(() => {
     attempt.timedOut = true;
-    const reason = new DOMException("The attempt timed out", "TimeoutError");
-    controller.abort(reason);
-    stop(reason);
+    timeout = new DOMException("The attempt timed out", "TimeoutError");
+    controller?.abort(timeout);
+    stop(timeout);
   }, timeoutMs);
   // Listened to on the combined signal (never the caller's own): see onAbort.
-  const unlisten = caller ? listen(signal, () => stop(signal.reason)) : noop;
+  const unlisten = caller ? listen(attempt.signal, () => stop(attempt.signal.reason)) : noop;
   return attempt;
 }
 

@@ -4,6 +4,7 @@
 import { FdxConnectionError, FdxError, FdxResponseError, FdxTimeoutError } from "../core/error.js";
 import { redactCause, redactText } from "../core/redact.js";
 import { abortError, onAbort } from "./abort.js";
+import type { Reply, ReplyBody } from "./request.js";
 
 /** Thrown by {@link readText} when the body passes its limit; reading stopped there. */
 export class BodyTooLarge extends Error {}
@@ -16,7 +17,7 @@ export class BodyTooLarge extends Error {}
  * `dropCutSecret`); otherwise `BodyTooLarge` is thrown. A gzip bomb or an
  * endless body never reaches memory.
  */
-export async function readText(response: Response, limit: number, truncate?: (text: string) => string): Promise<string> {
+export async function readText(response: Reply, limit: number, truncate?: (text: string) => string): Promise<string> {
   const body = response.body;
   if (!body) return "";
   const reader = body.getReader();
@@ -99,7 +100,7 @@ function bodyError(cause: unknown, limits: BodyLimits): FdxError {
  * reads slowly is never timed out. Cancelling the returned stream cancels the
  * response.
  */
-export function guardBody(source: ReadableStream<Uint8Array> | null, limits: BodyLimits): ReadableStream<Uint8Array> {
+export function guardBody(source: ReplyBody | null, limits: BodyLimits): ReadableStream<Uint8Array> {
   if (!source) return new ReadableStream({ start: (controller) => controller.close() });
   const { signal } = limits;
   const reader = source.getReader();

@@ -10,9 +10,11 @@
 /** Hops a download may take before it is refused. */
 export const MAX_REDIRECTS = 5;
 
-export type FetchOnce = (url: string, init: RequestInit) => Promise<Response>;
+import type { Reply } from "./request.js";
 
-const isRedirect = (response: Response) => response.status >= 300 && response.status < 400 && response.headers.has("location");
+export type FetchOnce = (url: string, init: RequestInit) => Promise<Reply>;
+
+const isRedirect = (response: Reply) => response.status >= 300 && response.status < 400 && response.headers.has("location");
 
 /**
  * Follows `response`'s redirects from `url`: at most {@link MAX_REDIRECTS}
@@ -24,12 +26,12 @@ const isRedirect = (response: Response) => response.status >= 300 && response.st
  * rules.
  */
 export async function followRedirects(
-  response: Response,
+  response: Reply,
   url: string,
   init: RequestInit,
   fetchOnce: FetchOnce,
   refuse: (location: string, why: string) => Error,
-): Promise<Response> {
+): Promise<Reply> {
   if (response.type === "opaqueredirect") return fetchOnce(url, { ...init, redirect: "follow" });
   let current = new URL(url);
   const origin = current.origin;

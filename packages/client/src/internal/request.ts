@@ -14,7 +14,7 @@ import {
   type FdxIssue,
 } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
-import type { ClientHooks, FetchLike, HookEventBase, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
+import type { ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
@@ -25,6 +25,8 @@ export interface Transport {
   /** Absent for requests that carry their own `authorization` (the token endpoint). */
   token: TokenProvider | undefined;
   fetch: FetchLike | undefined;
+  /** Node's own transport's agents (`ClientOptions.agent`). */
+  agent?: NodeAgents | undefined;
   timeoutMs: number;
   maxRetries: number;
   maxResponseBytes: number;
@@ -67,11 +69,48 @@ export interface BodyAnswer {
 
 /** A 2xx answer whose body is left to stream (downloads). */
 export interface StreamAnswer {
-  response: Response;
+  response: Reply;
   interactionId: string | undefined;
   /** What no error may show (the token sent, in every form): for the errors of the body stream. */
   secrets: () => readonly string[];
 }
+
+/**
+ * What the SDK reads of an answer: a `Response` is one, and so is what
+ * Node's own transport makes (src/node/transport.ts) without the cost of a
+ * web `Response` and its stream.
+ */
+export interface Reply {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  /** The URL answered ("" when unknown). */
+  readonly url: string;
+  readonly type: ResponseType;
+  readonly headers: Headers;
+  readonly body: ReplyBody | null;
+}
+
+/** The part of a `ReadableStream` the SDK uses: one reader, or a cancel. */
+export interface ReplyBody {
+  getReader(): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(reason?: unknown): Promise<void> };
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/**
+ * A transport other than `fetch`, called as `fetch(url, init)` would be
+ * (with `redirect: "manual"`), and stopped (the request destroyed, its body
+ * too) when `stopped` rejects: the attempt's timeout or the caller's abort. Set by the `node`
+ * entry (Node's own transport); used when the client was given no `fetch`.
+ */
+export type Sender = (url: string, init: RequestInit, agent: NodeAgents | undefined, stopped: Promise<never>) => Promise<Reply>;
+
+let sender: Sender | undefined;
+
+/** Makes `send` the transport of every call without a `fetch` of its own (undefined: `globalThis.fetch` again). */
+export const useSender = (send: Sender | undefined): void => {
+  sender = send;
+};
 
 /** Error bodies are small; a proxy's error page is not worth holding whole. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -255,10 +294,12 @@ async function send(
 
   const limits = startAttempt(signal, timeoutMs);
   const started = hooks?.onResponse ? performance.now() : 0;
-  let response: Response;
+  let response: Reply;
   let hopped = false;
   try {
     try {
+      // A given fetch always wins; else Node's own transport where the node entry set it.
+      const send = t.fetch ? undefined : sender;
       const init: RequestInit = {
         method,
         headers,
@@ -266,11 +307,18 @@ async function send(
         // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
         // Downloads follow them by hand (redirects.ts), under the limits the platform would not keep.
         redirect: "manual",
-        signal: limits.signal,
       };
+      // Node's own transport is stopped by the attempt itself, with no AbortSignal made.
+      if (!send) init.signal = limits.signal;
       // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
       // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      const fetchOnce = (to: string, options: RequestInit) => (t.fetch ? t.fetch(new Request(to, options)) : globalThis.fetch(to, options));
+      const fetchOnce = (to: string, options: RequestInit): Promise<Reply> =>
+        // `fetch: globalThis.fetch` (how Node users choose fetch) is called as the default is: a Request costs ~25 µs.
+        t.fetch && t.fetch !== globalThis.fetch
+          ? t.fetch(new Request(to, options))
+          : send
+            ? send(to, options, t.agent, limits.stopped)
+            : globalThis.fetch(to, options);
       response = await limits.race(fetchOnce(url, init));
       if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
         // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
@@ -344,7 +392,17 @@ async function send(
         throw notJson(text, status, secrets(), interactionId);
       }
     }
-    return { status, headers: response.headers, text, data, interactionId, secrets };
+    // A getter: Node's own transport builds the Headers only when asked (a JSON call's caller rarely does).
+    return {
+      status,
+      get headers() {
+        return response.headers;
+      },
+      text,
+      data,
+      interactionId,
+      secrets,
+    };
   } finally {
     limits.end();
   }

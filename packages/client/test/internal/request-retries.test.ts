@@ -9,6 +9,7 @@ import {
   FdxValidationError,
 } from "../../src/index.js";
 import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
+import { transport } from "../support/transport.js";
 
 const { on, seen } = useMsw();
 const client = createClient({ baseUrl: BASE, token: TOKEN }); // default maxRetries: 2
@@ -111,7 +112,7 @@ describe("client options", () => {
     expect(seen).toHaveLength(0);
   });
 
-  it("looks fetch up at call time, so a fetch patched after createClient is used", async () => {
+  it.runIf(transport === "fetch")("looks fetch up at call time, so a fetch patched after createClient is used", async () => {
     const late = createClient({ baseUrl: "https://late.test", token: TOKEN, maxRetries: 0 });
     const original = globalThis.fetch;
     let used = 0;
@@ -125,6 +126,27 @@ describe("client options", () => {
       globalThis.fetch = original;
     }
     expect(used).toBe(1);
+  });
+
+  it.runIf(transport === "node")("in Node sends through its own transport, and `fetch: globalThis.fetch` restores fetch", async () => {
+    const original = globalThis.fetch;
+    let used = 0;
+    globalThis.fetch = async () => {
+      used++;
+      return Response.json({ id: "c-fetch" });
+    };
+    try {
+      // msw answers it through node:http's interception, not through the patched fetch.
+      on("get", `${SUBS}/s-1`, () => HttpResponse.json(sub));
+      const own = createClient({ baseUrl: BASE, token: TOKEN, maxRetries: 0 });
+      await expect(own.subscriptions.get("s-1")).resolves.toEqual(sub);
+      expect(used).toBe(0);
+      const withFetch = createClient({ baseUrl: "https://late.test", token: TOKEN, maxRetries: 0, fetch: globalThis.fetch });
+      await expect(withFetch.consents.get("c-1")).resolves.toEqual({ id: "c-fetch" });
+      expect(used).toBe(1);
+    } finally {
+      globalThis.fetch = original;
+    }
   });
 
   it("uses a custom fetch given in the options", async () => {

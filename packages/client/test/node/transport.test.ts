@@ -1,0 +1,133 @@
+// Node's own transport (src/node/transport.ts). The decoding tests hold for
+// both transports (this file runs in both projects, like every other); the
+// rest are about node:http itself: agents, keep-alive, what it refuses.
+import { Agent } from "node:http";
+import type { Socket } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, FdxConnectionError, FdxValidationError } from "../../src/index.js";
+import { sendNode } from "../../src/node/transport.js";
+import { rejectionOf, startHttp, TOKEN, type RealServer } from "../support/http.js";
+import { transport } from "../support/transport.js";
+
+const grant = { id: "c-1", status: "ACTIVE" };
+let server: RealServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const client = (options: { agent?: { http?: object } } = {}) => createClient({ baseUrl: server!.url, token: TOKEN, maxRetries: 0, ...options });
+
+describe("answers compressed as fetch decodes them", () => {
+  const json = Buffer.from(JSON.stringify(grant));
+  it.each([
+    ["gzip", gzipSync(json)],
+    ["x-gzip", gzipSync(json)],
+    ["deflate", deflateSync(json)],
+    ["br", brotliCompressSync(json)],
+    // Applied in the order named, undone last to first.
+    ["deflate, gzip", gzipSync(deflateSync(json))],
+    ["identity", json],
+    // A coding neither knows: the body is handed over as it came.
+    ["snappy", json],
+  ])("a JSON answer in %s", async (coding, body) => {
+    server = await startHttp((_, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": coding }).end(body));
+    await expect(client().consents.get("c-1")).resolves.toEqual(grant);
+  });
+
+  it("a document in gzip, streamed decoded, with no contentLength (the header counts the compressed bytes)", async () => {
+    const pdf = Buffer.alloc(300_000, "%PDF-");
+    const packed = gzipSync(pdf);
+    server = await startHttp((_, res) =>
+      res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip", "content-length": String(packed.length) }).end(packed),
+    );
+    const doc = await client().statements.download(`${server.url}/doc.pdf`);
+    expect(doc.contentLength).toBeUndefined();
+    expect(Buffer.from(await doc.arrayBuffer()).equals(pdf)).toBe(true);
+  });
+
+  it("asks for compressed answers, as fetch does", async () => {
+    let asked: string | undefined;
+    server = await startHttp((req, res) => {
+      asked = req.headers["accept-encoding"];
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(grant));
+    });
+    await client().consents.get("c-1");
+    expect(asked).toMatch(/gzip/);
+  });
+});
+
+describe.runIf(transport === "node")("node:http", () => {
+  it("keeps the connection alive across calls", async () => {
+    const sockets = new Set<Socket>();
+    server = await startHttp((req, res) => {
+      sockets.add(req.socket);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(grant));
+    });
+    const c = client();
+    for (let i = 0; i < 3; i++) await c.consents.get("c-1");
+    expect(sockets.size).toBe(1);
+  });
+
+  it("sends through the agent given as `agent.http`", async () => {
+    let created = 0;
+    class Counting extends Agent {
+      override createConnection(...args: Parameters<Agent["createConnection"]>) {
+        created++;
+        return super.createConnection(...args);
+      }
+    }
+    const agent = new Counting({ keepAlive: true });
+    server = await startHttp((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(grant)));
+    try {
+      await expect(client({ agent: { http: agent } }).consents.get("c-1")).resolves.toEqual(grant);
+      expect(created).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("an agent that is not one fails the call as a connection error", async () => {
+    server = await startHttp((_, res) => res.end("{}"));
+    const error = await rejectionOf(client({ agent: { http: { not: "an agent" } } }).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expect(server.count).toBe(0);
+  });
+
+  it("refuses what fetch refuses: other schemes, credentials in the URL, an aborted signal", async () => {
+    await expect(sendNode("file:///etc/passwd", {}, undefined)).rejects.toThrow(/file: scheme is not supported/);
+    await expect(sendNode("http://user:pw@127.0.0.1:9/", {}, undefined)).rejects.toThrow(/credentials/);
+    const reason = new Error("stop");
+    await expect(sendNode("http://127.0.0.1:9/", { signal: AbortSignal.abort(reason) }, undefined)).rejects.toBe(reason);
+  });
+
+  it("takes headers as fetch does: a record, a Headers, or pairs", async () => {
+    const got: (string | undefined)[] = [];
+    server = await startHttp((req, res) => {
+      got.push(req.headers["x-one"] as string | undefined);
+      res.end();
+    });
+    for (const headers of [{ "x-one": "1" }, new Headers({ "X-One": "1" }), [["X-One", "1"]] as [string, string][], undefined]) {
+      const reply = await sendNode(server.url, { headers }, undefined);
+      await reply.body?.cancel();
+    }
+    expect(got).toEqual(["1", "1", "1", undefined]);
+  });
+
+  it("a read pending when the body is cancelled ends as done, as a web stream's does", async () => {
+    server = await startHttp((_, res) => res.writeHead(200).write("partial"));
+    const reply = await sendNode(server.url, {}, undefined);
+    const reader = reply.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    const pending = reader.read();
+    await reader.cancel();
+    await expect(pending).resolves.toEqual({ done: true, value: undefined });
+    await expect(reader.read()).resolves.toEqual({ done: true, value: undefined });
+  });
+});
+
+it("`agent` must be an object", () => {
+  expect(() => createClient({ baseUrl: "https://api.test", token: TOKEN, agent: 5 as never })).toThrow(FdxValidationError);
+  expect(() => createClient({ baseUrl: "https://api.test", token: TOKEN, agent: 5 as never })).toThrow(/agent: must be an object/);
+});
