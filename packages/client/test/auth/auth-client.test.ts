@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAuthClient, FdxAuthError, type AuthClient } from "../../src/auth/index.js";
+import { isSafeEndpoint } from "../../src/auth/auth-client.js";
 import { FdxApiError, FdxError, FdxResponseError, FdxTimeoutError, FdxValidationError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
 import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, expectClean, jwt, renderings, startIdp, type TestIdp } from "../support/idp.js";
@@ -420,5 +421,95 @@ describe("refresh and revoke", () => {
     const error = await rejectionOf(wrong.revoke(set.refreshToken));
     expect(error).toMatchObject({ error: "invalid_client", status: 401 });
     expectClean(await renderings(error), [set.refreshToken, "wrong-secret-value"]);
+  });
+});
+
+describe("isSafeEndpoint", () => {
+  it("takes https:, and http: only to a loopback host, never with credentials", () => {
+    const safe = ["https://idp.example.com/x", "http://localhost:8080/x", "http://[::1]/x", "http://127.0.0.1/x", "http://127.200.3.4:9/x"];
+    const unsafe = [42, undefined, "not a url", "http://idp.example.com", "http://x.127.0.0.1", "http://127.0.0.1.evil.example", "http://10.0.0.1", "ftp://localhost", "https://user@idp.example.com", "https://:pass@idp.example.com", "https://u:p@idp.example.com"];
+    for (const value of safe) expect([value, isSafeEndpoint(value)]).toEqual([value, true]);
+    for (const value of unsafe) expect([value, isSafeEndpoint(value)]).toEqual([value, false]);
+  });
+});
+
+describe("option and input checks name each path and rule", () => {
+  const HTTPS_RULE = "must be an https: URL (http: only to a loopback host)";
+  const NON_EMPTY = "must be a non-empty string";
+  const issuesOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      expect(e).toBeInstanceOf(FdxValidationError);
+      return (e as FdxValidationError).issues;
+    }
+    throw new Error("accepted");
+  };
+  const asyncIssuesOf = async (promise: Promise<unknown>) => {
+    const e = await rejectionOf(promise);
+    expect(e).toBeInstanceOf(FdxValidationError);
+    return (e as FdxValidationError).issues;
+  };
+
+  it("createAuthClient lists every bad option", () => {
+    const all = { clientId: 5, clientSecret: "", issuer: "http://idp.example.com", redirectUri: "/cb", timeoutMs: 1.5, tokenEndpointAuth: "none", expectedIssuer: "" };
+    expect(issuesOf(() => createAuthClient(all as never))).toEqual([
+      { path: "clientId", message: NON_EMPTY },
+      { path: "clientSecret", message: NON_EMPTY },
+      { path: "issuer", message: HTTPS_RULE },
+      { path: "redirectUri", message: "must be an absolute URL" },
+      { path: "timeoutMs", message: "must be an integer > 0" },
+      { path: "tokenEndpointAuth", message: 'must be "client_secret_basic" or "client_secret_post"' },
+      { path: "expectedIssuer", message: NON_EMPTY },
+    ]);
+    const base = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI };
+    expect(issuesOf(() => createAuthClient({ ...base, issuer: "", endpoints: { authorization: "http://a.example/auth", token: 7, revocation: "ftp://x" } } as never))).toEqual([
+      { path: "endpoints.authorization", message: HTTPS_RULE },
+      { path: "endpoints.token", message: HTTPS_RULE },
+      { path: "endpoints.revocation", message: HTTPS_RULE },
+      { path: "issuer", message: NON_EMPTY },
+    ]);
+    expect(issuesOf(() => createAuthClient({ ...base, issuer: "https://idp.example.com", expectedIssuer: 5 } as never))).toEqual([{ path: "expectedIssuer", message: NON_EMPTY }]);
+    expect(issuesOf(() => createAuthClient({ ...base, clientId: "", issuer: "https://idp.example.com", timeoutMs: -1 }))).toEqual([
+      { path: "clientId", message: NON_EMPTY },
+      { path: "timeoutMs", message: "must be an integer > 0" },
+    ]);
+    // The boundaries that pass.
+    for (const extra of [{ timeoutMs: 1 }, { tokenEndpointAuth: "client_secret_basic" }, { tokenEndpointAuth: "client_secret_post" }, { expectedIssuer: "/x" }] as const) {
+      expect(() => createAuthClient({ ...base, issuer: "https://idp.example.com", ...extra })).not.toThrow();
+    }
+    // With endpoints given the issuer is only the id tokens' iss: it need not be a URL.
+    expect(() => createAuthClient({ ...base, issuer: "/sandbox", endpoints: { authorization: "https://a.example/auth", token: "https://a.example/token" } })).not.toThrow();
+  });
+
+  it("authorizationUrl lists every bad input", async () => {
+    expect(await asyncIssuesOf(auth.authorizationUrl({ connector: "", scope: "openid", prompt: 1, loginHint: 2, extraParams: { x: 1, state: "s", ui_locales: "fr" } } as never))).toEqual([
+      { path: "connector", message: NON_EMPTY },
+      { path: "scope", message: "must be an array of scope tokens" },
+      { path: "prompt", message: "must be a string" },
+      { path: "loginHint", message: "must be a string" },
+      { path: "extraParams.x", message: "must be a string" },
+      { path: "extraParams.state", message: "is set by the flow" },
+    ]);
+    expect(await asyncIssuesOf(auth.authorizationUrl(undefined as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
+    expect(await asyncIssuesOf(auth.authorizationUrl({ connector: 5 } as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
+  });
+
+  it("refresh and revoke refuse a token that is not a non-empty string; revoke needs a revocation endpoint", async () => {
+    const refreshToken = [{ path: "refreshToken", message: NON_EMPTY }];
+    for (const bad of ["", 5, undefined]) {
+      expect(await asyncIssuesOf(auth.refresh(bad as never))).toEqual(refreshToken);
+      expect(await asyncIssuesOf(auth.revoke(bad as never))).toEqual(refreshToken);
+    }
+    expect(idp.bodies).toHaveLength(0);
+    const noRevocation = make({ endpoints: { authorization: `${idp.url}/auth`, token: `${idp.url}/token` }, issuer: ISSUER });
+    expect(await asyncIssuesOf(noRevocation.revoke("rt-1"))).toEqual([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
+  });
+
+  it("exchangeCode says which checks are missing", async () => {
+    const describeOf = async (checks: unknown) => ((await rejectionOf(auth.exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))) as FdxAuthError).errorDescription;
+    expect(await describeOf(undefined)).toBe("state, codeVerifier must be non-empty strings (from authorizationUrl)");
+    expect(await describeOf({ state: "s", codeVerifier: "v", nonce: 5 })).toBe("nonce must be non-empty strings (from authorizationUrl)");
+    expect(await describeOf({ state: 5, codeVerifier: "v", nonce: "" })).toBe("state, nonce must be non-empty strings (from authorizationUrl)");
   });
 });
