@@ -897,12 +897,13 @@ describe("checks and store errors name what was wrong", () => {
 
   it("a failing write says compareAndSet", async () => {
     const spy = spyStore();
-    const connections = make(spy.store, { leaseMs: 10 });
+    const connections = make(spy.store);
+    await connect(connections);
     spy.beforeWrite = () => {
       throw new RangeError("disk full");
     };
-    const req = await auth.authorizationUrl({ connector: "mikomo" });
-    const error = (await rejectionOf(connections.complete("user-42", idp.callback(req.url), req))) as FdxConnectionStoreError;
+    // revoke(id) first writes its lease, and a store error there ends it (complete() would retry for leaseMs).
+    const error = (await rejectionOf(connections.revoke("user-42"))) as FdxConnectionStoreError;
     expect(error.message).toBe('The connection store\'s compareAndSet failed for connection "user-42" (RangeError)');
   });
 
