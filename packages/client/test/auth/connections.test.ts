@@ -675,6 +675,33 @@ describe("races and leaks", () => {
     expect(seen).toEqual([14_999, 5]);
   });
 
+  it("exchanges and revocations get the same timeout, under half the lease", async () => {
+    const seen: [string, number | undefined][] = [];
+    const recording: AuthClient = {
+      ...auth,
+      exchangeCode: (url, checks, options) => {
+        seen.push(["exchangeCode", options?.timeoutMs]);
+        return auth.exchangeCode(url, checks, options);
+      },
+      revoke: (refreshToken, options) => {
+        seen.push(["revoke", options?.timeoutMs]);
+        return auth.revoke(refreshToken, options);
+      },
+    };
+    const connections = createConnections({ auth: recording, store: memoryConnectionStore() });
+    await connect(connections, "user-42");
+    // A new authorization by name: the old refresh token is revoked quietly.
+    const req = await auth.authorizationUrl({ connector: "mikomo" });
+    await connections.complete(() => "user-42", idp.callback(req.url), req);
+    await connections.revoke("user-42");
+    expect(seen).toEqual([
+      ["exchangeCode", 14_999],
+      ["exchangeCode", 14_999],
+      ["revoke", 14_999],
+      ["revoke", 14_999],
+    ]);
+  });
+
   it("a failed proactive refresh returns the still-valid token and waits 30 s before trying again", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
     idp.idTokenTtlS = 200;
