@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAuthClient, FdxAuthError, type AuthClient } from "../../src/auth/index.js";
+import { isSafeEndpoint } from "../../src/auth/auth-client.js";
 import { FdxApiError, FdxError, FdxResponseError, FdxTimeoutError, FdxValidationError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
 import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, expectClean, jwt, renderings, startIdp, type TestIdp } from "../support/idp.js";
@@ -420,5 +421,208 @@ describe("refresh and revoke", () => {
     const error = await rejectionOf(wrong.revoke(set.refreshToken));
     expect(error).toMatchObject({ error: "invalid_client", status: 401 });
     expectClean(await renderings(error), [set.refreshToken, "wrong-secret-value"]);
+  });
+});
+
+describe("isSafeEndpoint", () => {
+  it("takes https:, and http: only to a loopback host, never with credentials", () => {
+    const safe = ["https://idp.example.com/x", "http://localhost:8080/x", "http://[::1]/x", "http://127.0.0.1/x", "http://127.200.3.4:9/x"];
+    const unsafe = [42, undefined, "not a url", "http://idp.example.com", "http://x.127.0.0.1", "http://127.0.0.1.evil.example", "http://10.0.0.1", "ftp://localhost", "https://user@idp.example.com", "https://:pass@idp.example.com", "https://u:p@idp.example.com"];
+    for (const value of safe) expect([value, isSafeEndpoint(value)]).toEqual([value, true]);
+    for (const value of unsafe) expect([value, isSafeEndpoint(value)]).toEqual([value, false]);
+  });
+});
+
+describe("option and input checks name each path and rule", () => {
+  const HTTPS_RULE = "must be an https: URL (http: only to a loopback host)";
+  const NON_EMPTY = "must be a non-empty string";
+  const issuesOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      expect(e).toBeInstanceOf(FdxValidationError);
+      return (e as FdxValidationError).issues;
+    }
+    throw new Error("accepted");
+  };
+  const asyncIssuesOf = async (promise: Promise<unknown>) => {
+    const e = await rejectionOf(promise);
+    expect(e).toBeInstanceOf(FdxValidationError);
+    return (e as FdxValidationError).issues;
+  };
+
+  it("createAuthClient lists every bad option", () => {
+    const all = { clientId: 5, clientSecret: "", issuer: "http://idp.example.com", redirectUri: "/cb", timeoutMs: 1.5, tokenEndpointAuth: "none", expectedIssuer: "" };
+    expect(issuesOf(() => createAuthClient(all as never))).toEqual([
+      { path: "clientId", message: NON_EMPTY },
+      { path: "clientSecret", message: NON_EMPTY },
+      { path: "issuer", message: HTTPS_RULE },
+      { path: "redirectUri", message: "must be an absolute URL" },
+      { path: "timeoutMs", message: "must be an integer > 0" },
+      { path: "tokenEndpointAuth", message: 'must be "client_secret_basic" or "client_secret_post"' },
+      { path: "expectedIssuer", message: NON_EMPTY },
+    ]);
+    const base = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI };
+    expect(issuesOf(() => createAuthClient({ ...base, issuer: "", endpoints: { authorization: "http://a.example/auth", token: 7, revocation: "ftp://x" } } as never))).toEqual([
+      { path: "endpoints.authorization", message: HTTPS_RULE },
+      { path: "endpoints.token", message: HTTPS_RULE },
+      { path: "endpoints.revocation", message: HTTPS_RULE },
+      { path: "issuer", message: NON_EMPTY },
+    ]);
+    expect(issuesOf(() => createAuthClient({ ...base, issuer: "https://idp.example.com", expectedIssuer: 5 } as never))).toEqual([{ path: "expectedIssuer", message: NON_EMPTY }]);
+    expect(issuesOf(() => createAuthClient({ ...base, clientId: "", issuer: "https://idp.example.com", timeoutMs: -1 }))).toEqual([
+      { path: "clientId", message: NON_EMPTY },
+      { path: "timeoutMs", message: "must be an integer > 0" },
+    ]);
+    // The boundaries that pass.
+    for (const extra of [{ timeoutMs: 1 }, { tokenEndpointAuth: "client_secret_basic" }, { tokenEndpointAuth: "client_secret_post" }, { expectedIssuer: "/x" }] as const) {
+      expect(() => createAuthClient({ ...base, issuer: "https://idp.example.com", ...extra })).not.toThrow();
+    }
+    // With endpoints given the issuer is only the id tokens' iss: it need not be a URL.
+    expect(() => createAuthClient({ ...base, issuer: "/sandbox", endpoints: { authorization: "https://a.example/auth", token: "https://a.example/token" } })).not.toThrow();
+  });
+
+  it("authorizationUrl lists every bad input", async () => {
+    expect(await asyncIssuesOf(auth.authorizationUrl({ connector: "", scope: "openid", prompt: 1, loginHint: 2, extraParams: { x: 1, state: "s", ui_locales: "fr" } } as never))).toEqual([
+      { path: "connector", message: NON_EMPTY },
+      { path: "scope", message: "must be an array of scope tokens" },
+      { path: "prompt", message: "must be a string" },
+      { path: "loginHint", message: "must be a string" },
+      { path: "extraParams.x", message: "must be a string" },
+      { path: "extraParams.state", message: "is set by the flow" },
+    ]);
+    expect(await asyncIssuesOf(auth.authorizationUrl(undefined as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
+    expect(await asyncIssuesOf(auth.authorizationUrl({ connector: 5 } as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
+  });
+
+  it("refresh and revoke refuse a token that is not a non-empty string; revoke needs a revocation endpoint", async () => {
+    const refreshToken = [{ path: "refreshToken", message: NON_EMPTY }];
+    for (const bad of ["", 5, undefined]) {
+      expect(await asyncIssuesOf(auth.refresh(bad as never))).toEqual(refreshToken);
+      expect(await asyncIssuesOf(auth.revoke(bad as never))).toEqual(refreshToken);
+    }
+    expect(idp.bodies).toHaveLength(0);
+    const noRevocation = make({ endpoints: { authorization: `${idp.url}/auth`, token: `${idp.url}/token` }, issuer: ISSUER });
+    expect(await asyncIssuesOf(noRevocation.revoke("rt-1"))).toEqual([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
+  });
+
+  it("exchangeCode says which checks are missing", async () => {
+    const describeOf = async (checks: unknown) => ((await rejectionOf(auth.exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))) as FdxAuthError).errorDescription;
+    expect(await describeOf(undefined)).toBe("state, codeVerifier must be non-empty strings (from authorizationUrl)");
+    expect(await describeOf({ state: "s", codeVerifier: "v", nonce: 5 })).toBe("nonce must be non-empty strings (from authorizationUrl)");
+    expect(await describeOf({ state: 5, codeVerifier: "v", nonce: "" })).toBe("state, nonce must be non-empty strings (from authorizationUrl)");
+  });
+});
+
+describe("callback, answer and discovery errors say what was wrong", () => {
+  const NON_EMPTY = "must be a non-empty string";
+  const HTTPS_RULE = "must be an https: URL (http: only to a loopback host)";
+  const flow = async () => {
+    const req = await auth.authorizationUrl({ connector: "c" });
+    return { req, callback: new URL(idp.callback(req.url)) };
+  };
+  const json = (path: string, status: number, body: unknown) => {
+    idp.override = ({ path: p }, res) => (p === path ? (res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), true) : false);
+  };
+
+  it("each callback check has its own description", async () => {
+    const cases: [(u: URL) => void, string, string][] = [
+      [(u) => u.searchParams.append("state", "forged"), "invalid_state", "the callback carries more than one state"],
+      [(u) => u.searchParams.set("state", "forged"), "invalid_state", "the callback's state is not the one of this authorization"],
+      [(u) => u.searchParams.delete("state"), "invalid_state", "the callback's state is not the one of this authorization"],
+      [(u) => u.searchParams.set("iss", "https://evil.example"), "invalid_issuer", "the callback's iss is not the issuer of this client (RFC 9207)"],
+      [(u) => u.searchParams.set("code", ""), "invalid_callback", "the callback carries no single code"],
+    ];
+    for (const [mutate, error, errorDescription] of cases) {
+      const { req, callback } = await flow();
+      mutate(callback);
+      expect(await rejectionOf(auth.exchangeCode(callback.href, req))).toMatchObject({ error, errorDescription });
+    }
+    const { req } = await flow();
+    expect(await rejectionOf(auth.exchangeCode("/callback?code=1", req))).toMatchObject({ error: "invalid_callback", errorDescription: "the callback URL is not an absolute URL" });
+    expect(idp.bodies).toHaveLength(0);
+  });
+
+  it("an error callback or answer that echoes the nonce, state or verifier keeps none of them", async () => {
+    const { req, callback } = await flow();
+    callback.searchParams.set("error", "access_denied");
+    callback.searchParams.set("error_description", `echo ${req.nonce} ${req.codeVerifier}`);
+    const denied = await rejectionOf(auth.exchangeCode(callback.href, req));
+    expect(denied).toMatchObject({ error: "access_denied", errorDescription: expect.stringMatching(/^echo /) });
+    await expectCleanError(denied, [req.nonce, req.codeVerifier]);
+
+    const second = await flow();
+    json("/token", 400, { error: "invalid_grant", error_description: `echo ${second.req.nonce} ${second.req.state}` });
+    const refused = await rejectionOf(auth.exchangeCode(second.callback.href, second.req));
+    expect(refused).toMatchObject({ error: "invalid_grant", status: 400, errorDescription: expect.stringMatching(/^echo /) });
+    await expectCleanError(refused, [second.req.nonce, second.req.state, second.req.codeVerifier]);
+  });
+
+  it("an error answer is an FdxAuthError only with a string error; a description that is not text is dropped", async () => {
+    const a = await flow();
+    json("/token", 400, { error: 5, error_description: "x" });
+    const notOAuth = await rejectionOf(auth.exchangeCode(a.callback.href, a.req));
+    expect(notOAuth).toBeInstanceOf(FdxApiError);
+    expect(notOAuth).not.toBeInstanceOf(FdxAuthError);
+    const b = await flow();
+    json("/token", 400, { error: "invalid_grant", error_description: 7 });
+    expect(await rejectionOf(auth.exchangeCode(b.callback.href, b.req))).toMatchObject({ error: "invalid_grant", errorDescription: undefined, status: 400, message: "invalid_grant" });
+  });
+
+  it("a token answer's problems are listed with their rule", async () => {
+    const cases: [unknown, { path: string; message: string }[]][] = [
+      [[1], [{ path: "", message: "the token answer is not a JSON object" }]],
+      [{ access_token: "at" }, [{ path: "id_token", message: NON_EMPTY }, { path: "refresh_token", message: "is missing (ask for the offline_access scope)" }]],
+      [{ id_token: "", refresh_token: "" }, [{ path: "id_token", message: NON_EMPTY }, { path: "refresh_token", message: NON_EMPTY }]],
+      [{ id_token: 5, refresh_token: 5 }, [{ path: "id_token", message: NON_EMPTY }, { path: "refresh_token", message: NON_EMPTY }]],
+    ];
+    for (const [body, issues] of cases) {
+      const { req, callback } = await flow();
+      json("/token", 200, body);
+      const error = (await rejectionOf(auth.exchangeCode(callback.href, req))) as FdxResponseError;
+      expect(error).toBeInstanceOf(FdxResponseError);
+      expect(error.issues).toEqual(issues);
+    }
+  });
+
+  it("a refused refresh answer that hands back the same refresh token does not revoke it", async () => {
+    const { req, callback } = await flow();
+    const set = await auth.exchangeCode(callback.href, req);
+    json("/token", 200, { id_token: "x.y", refresh_token: set.refreshToken });
+    expect(await rejectionOf(auth.refresh(set.refreshToken))).toMatchObject({ error: "invalid_id_token" });
+    expect(idp.revoked).not.toContain(set.refreshToken);
+    idp.override = undefined;
+    // Still usable: it was not revoked behind the caller's back.
+    expect((await auth.refresh(set.refreshToken)).subject).toBe(set.subject);
+  });
+
+  it("a discovery document's problems are listed with their rule", async () => {
+    json("/.well-known/openid-configuration", 200, { issuer: 5, authorization_endpoint: "http://evil.example/auth", token_endpoint: 7, revocation_endpoint: "x" });
+    expect(((await rejectionOf(make().issuer())) as FdxResponseError).issues).toEqual([
+      { path: "issuer", message: NON_EMPTY },
+      { path: "authorization_endpoint", message: HTTPS_RULE },
+      { path: "token_endpoint", message: HTTPS_RULE },
+      { path: "revocation_endpoint", message: HTTPS_RULE },
+    ]);
+    json("/.well-known/openid-configuration", 200, [1]);
+    expect(((await rejectionOf(make().issuer())) as FdxResponseError).issues).toEqual([{ path: "", message: "the discovery document is not a JSON object" }]);
+  });
+
+  it("a discovery document without a revocation endpoint is fine until revoke() is called", async () => {
+    json("/.well-known/openid-configuration", 200, { issuer: ISSUER, authorization_endpoint: `${idp.url}/auth`, token_endpoint: `${idp.url}/token` });
+    const client = make();
+    expect(await client.issuer()).toBe(ISSUER);
+    expect(((await rejectionOf(client.revoke("rt-1"))) as FdxValidationError).issues).toEqual([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
+  });
+
+  it("discovery is a public GET (no credentials in Authorization), found under an issuer with several trailing slashes", async () => {
+    const seen: (string | string[] | undefined)[] = [];
+    idp.override = ({ path, headers }) => {
+      if (path === "/.well-known/openid-configuration") seen.push(headers.authorization);
+      return false;
+    };
+    expect(await make({ issuer: `${idp.url}//` }).issuer()).toBe(ISSUER);
+    // request() sends the header as given: empty (see discover()).
+    expect(seen).toEqual([""]);
   });
 });

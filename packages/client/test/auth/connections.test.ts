@@ -675,6 +675,33 @@ describe("races and leaks", () => {
     expect(seen).toEqual([14_999, 5]);
   });
 
+  it("exchanges and revocations get the same timeout, under half the lease", async () => {
+    const seen: [string, number | undefined][] = [];
+    const recording: AuthClient = {
+      ...auth,
+      exchangeCode: (url, checks, options) => {
+        seen.push(["exchangeCode", options?.timeoutMs]);
+        return auth.exchangeCode(url, checks, options);
+      },
+      revoke: (refreshToken, options) => {
+        seen.push(["revoke", options?.timeoutMs]);
+        return auth.revoke(refreshToken, options);
+      },
+    };
+    const connections = createConnections({ auth: recording, store: memoryConnectionStore() });
+    await connect(connections, "user-42");
+    // A new authorization by name: the old refresh token is revoked quietly.
+    const req = await auth.authorizationUrl({ connector: "mikomo" });
+    await connections.complete(() => "user-42", idp.callback(req.url), req);
+    await connections.revoke("user-42");
+    expect(seen).toEqual([
+      ["exchangeCode", 14_999],
+      ["exchangeCode", 14_999],
+      ["revoke", 14_999],
+      ["revoke", 14_999],
+    ]);
+  });
+
   it("a failed proactive refresh returns the still-valid token and waits 30 s before trying again", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
     idp.idTokenTtlS = 200;
@@ -796,5 +823,207 @@ describe("refresh(id) and revoke(id)", () => {
     await connections.revoke("user-42");
     expect(idp.revoked.slice(-2)).toEqual([connection.refreshToken, "rt-written-meanwhile"]);
     expect(await spy.inner.get("user-42")).toMatchObject({ status: "revoked", refreshToken: "" });
+  });
+});
+
+describe("checks and store errors name what was wrong", () => {
+  const NON_EMPTY = "must be a non-empty string";
+  const issuesOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      expect(e).toBeInstanceOf(FdxValidationError);
+      return (e as FdxValidationError).issues;
+    }
+    throw new Error("accepted");
+  };
+  const fn = () => undefined;
+
+  it("createConnections lists every bad option with its rule", () => {
+    const store = memoryConnectionStore();
+    expect(issuesOf(() => createConnections({ auth, store, refreshBeforeMs: -1, leaseMs: 9, cacheTtlMs: 1.5, cacheSize: 0, onStatusChange: 1 as never }))).toEqual([
+      { path: "refreshBeforeMs", message: "must be an integer >= 0" },
+      { path: "leaseMs", message: "must be an integer >= 10" },
+      { path: "cacheTtlMs", message: "must be an integer >= 0" },
+      { path: "cacheSize", message: "must be an integer >= 1" },
+      { path: "onStatusChange", message: "must be a function" },
+    ]);
+    const AUTH = { path: "auth", message: "must be an AuthClient (createAuthClient)" };
+    const STORE = { path: "store", message: "must be a ConnectionStore" };
+    expect(issuesOf(() => createConnections({ auth: { refresh: fn } as never, store }))).toEqual([AUTH]);
+    expect(issuesOf(() => createConnections({ auth: { exchangeCode: fn } as never, store }))).toEqual([AUTH]);
+    const full = { get: fn, compareAndSet: fn, list: fn, delete: fn };
+    for (const missing of ["get", "compareAndSet", "list", "delete"] as const) {
+      const { [missing]: _gone, ...partial } = full;
+      expect(issuesOf(() => createConnections({ auth, store: partial as never }))).toEqual([STORE]);
+    }
+    expect(() => createConnections({ auth, store: full as never })).not.toThrow();
+  });
+
+  it("every id and consent id must be a non-empty string", async () => {
+    const connections = make(memoryConnectionStore());
+    const ID = [{ path: "id", message: NON_EMPTY }];
+    expect(issuesOf(() => connections.token(""))).toEqual(ID);
+    expect(issuesOf(() => connections.token(5 as never))).toEqual(ID);
+    for (const call of [connections.get(""), connections.refresh(""), connections.revoke(""), connections.complete("", "http://127.0.0.1/cb", { state: "s", codeVerifier: "v" })]) {
+      expect(((await rejectionOf(call)) as FdxValidationError).issues).toEqual(ID);
+    }
+    expect(((await rejectionOf(connections.findByConsentId(""))) as FdxValidationError).issues).toEqual([{ path: "consentId", message: NON_EMPTY }]);
+  });
+
+  it("a store error says which operation failed, for which connection, and keeps only the error's name and code", async () => {
+    let thrown: unknown;
+    const failing: ConnectionStore = {
+      get: async () => {
+        throw thrown;
+      },
+      compareAndSet: async () => {
+        throw thrown;
+      },
+      delete: async () => undefined,
+      list: () => ({
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            throw thrown;
+          },
+        }),
+      }),
+      findByConsentId: async () => {
+        throw thrown;
+      },
+    };
+    const connections = make(failing);
+    const messageOf = async (promise: Promise<unknown>) => {
+      const error = (await rejectionOf(promise)) as FdxConnectionStoreError;
+      expect(error).toBeInstanceOf(FdxConnectionStoreError);
+      expect(error.reason).toBe("store_error");
+      return error;
+    };
+    thrown = Object.assign(new Error("connection to 10.0.0.5 refused"), { code: "ECONNREFUSED" });
+    const get = await messageOf(connections.get("u"));
+    expect(get.message).toBe('The connection store\'s get failed for connection "u" (Error ECONNREFUSED)');
+    expect(get.connectionId).toBe("u");
+    expect(get.cause).toMatchObject({ name: "Error", code: "ECONNREFUSED", message: "Error ECONNREFUSED" });
+    thrown = Object.assign(new TypeError("x"), { code: 42 });
+    const noCode = await messageOf(connections.get("u"));
+    expect(noCode.message).toBe('The connection store\'s get failed for connection "u" (TypeError)');
+    expect(noCode.cause).not.toHaveProperty("code");
+    thrown = null;
+    expect((await messageOf(connections.get("u"))).message).toBe('The connection store\'s get failed for connection "u" (object)');
+    thrown = "plain";
+    const listed = await messageOf((async () => {
+      for await (const _ of connections.list());
+    })());
+    expect(listed.message).toBe("The connection store's list failed (string)");
+    expect(listed.connectionId).toBeUndefined();
+    expect((await messageOf(connections.findByConsentId("c"))).message).toBe("The connection store's findByConsentId failed (string)");
+    // An FdxError from the store (a wrapper's own check) passes through as it is.
+    thrown = new FdxValidationError([{ path: "x", message: "y" }]);
+    expect(await rejectionOf(connections.get("u"))).toBe(thrown);
+  });
+
+  it("a failing write says compareAndSet", async () => {
+    const spy = spyStore();
+    const connections = make(spy.store);
+    await connect(connections);
+    spy.beforeWrite = () => {
+      throw new RangeError("disk full");
+    };
+    // revoke(id) first writes its lease, and a store error there ends it (complete() would retry for leaseMs).
+    const error = (await rejectionOf(connections.revoke("user-42"))) as FdxConnectionStoreError;
+    expect(error.message).toBe('The connection store\'s compareAndSet failed for connection "user-42" (RangeError)');
+  });
+
+  it("findByConsentId uses the store's index when it has one (list() is not read)", async () => {
+    const inner = memoryConnectionStore();
+    const connections = make({
+      ...inner,
+      list: () => {
+        throw new Error("list() must not be read");
+      },
+    });
+    await connect(connections, "a", { grantId: "ca" });
+    expect((await connections.findByConsentId("ca"))?.id).toBe("a");
+  });
+
+  it("a row of another issuer is refused with a message naming it", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    await connect(connections, "c");
+    await writeAsOther(store, "c", { issuer: "/production" });
+    const error = (await rejectionOf(connections.get("c"))) as FdxConnectionStoreError;
+    expect(error.message).toBe('Connection "c" belongs to another issuer or client: not used');
+    expect(error).toMatchObject({ reason: "foreign_connection", connectionId: "c" });
+  });
+
+  it("an id function naming a row of another issuer: nothing replaced, the new refresh token revoked", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    await connect(connections, "user-sub-1");
+    await writeAsOther(store, "user-sub-1", { issuer: "/production" });
+    const foreign = (await store.get("user-sub-1"))!;
+    const req = await auth.authorizationUrl({ connector: "mikomo" });
+    const before = stats();
+    const error = await rejectionOf(connections.complete((t) => t.subject, idp.callback(req.url), req));
+    expect(error).toMatchObject({ reason: "foreign_connection" });
+    expect(stats().revocations).toBe(before.revocations + 1);
+    expect(await store.get("user-sub-1")).toEqual(foreign);
+  });
+
+  it("onStatusChange hears of changes of status only, with a copy of the row", async () => {
+    const store = memoryConnectionStore();
+    const seen: [string, string | undefined, string[]][] = [];
+    const connections = make(store, {
+      onStatusChange: (c, previous) => {
+        seen.push([c.status, previous, c.accounts]);
+        c.accounts.push("added-by-the-hook");
+      },
+    });
+    await connect(connections, "user-42", { accounts: ["a1"] });
+    // A new authorization of an active connection: still active, nothing to tell.
+    await connect(connections, "user-42", { accounts: ["a1"] });
+    expect(seen).toEqual([["active", undefined, ["a1", "added-by-the-hook"]]]);
+    expect((await store.get("user-42"))!.accounts).toEqual(["a1"]);
+  });
+
+  it("revoke(id) of a revoked connection writes nothing", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    await connect(connections);
+    await connections.revoke("user-42");
+    const revoked = (await store.get("user-42"))!;
+    await connections.revoke("user-42");
+    expect(await store.get("user-42")).toEqual(revoked);
+  });
+
+  it("revoke(id) overtaken by another process's revocation writes nothing more", async () => {
+    const spy = spyStore();
+    const connections = make(spy.store);
+    await connect(connections);
+    let after: Connection | undefined;
+    spy.beforeWrite = async (id, _e, next) => {
+      if (next.status !== "revoked") return;
+      spy.beforeWrite = undefined;
+      await writeAsOther(spy.inner, id, { status: "revoked", idToken: "", refreshToken: "", lease: undefined });
+      after = (await spy.inner.get(id))!;
+    };
+    await connections.revoke("user-42");
+    expect(await spy.inner.get("user-42")).toEqual(after);
+  });
+
+  it("revoke(id) overtaken by a write that kept the same pair revokes that pair once", async () => {
+    const spy = spyStore();
+    const connections = make(spy.store);
+    const connection = await connect(connections);
+    spy.beforeWrite = async (id, _e, next) => {
+      if (next.status !== "revoked") return;
+      spy.beforeWrite = undefined;
+      await writeAsOther(spy.inner, id, { accounts: ["changed"], lease: undefined });
+    };
+    const before = stats();
+    await connections.revoke("user-42");
+    expect(stats().revocations).toBe(before.revocations + 1);
+    expect(idp.revoked.at(-1)).toBe(connection.refreshToken);
+    expect(await spy.inner.get("user-42")).toMatchObject({ status: "revoked", accounts: ["changed"] });
   });
 });

@@ -82,6 +82,76 @@ describe("encryptConnectionStore", () => {
     }
   });
 
+  it("says why an envelope does not open, for each way it can be wrong", async () => {
+    const inner = memoryConnectionStore();
+    const store = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
+    await store.compareAndSet("a", 0, sampleConnection("a"));
+    const put = async (idToken: unknown) => {
+      const cur = (await inner.get("a"))!;
+      await inner.compareAndSet("a", cur.version, { ...cur, idToken: idToken as string, version: cur.version + 1 });
+    };
+    const why = async (idToken: unknown) => {
+      await put(idToken);
+      return (await undecryptable(store, "a")).message.replace('The idToken of connection "a" does not decrypt: ', "");
+    };
+    const A = (bytes: number) => "A".repeat(Math.ceil((bytes * 4) / 3));
+    // A store (or a hand edit) can hold anything, not only text.
+    expect(await why(42)).toBe("it is not an encrypted envelope");
+    expect(await why("plain-token-value")).toBe("it is not an encrypted envelope");
+    expect(await why(`fdxenc.v1.k1.!!.${A(16)}`)).toBe("the envelope is malformed");
+    expect(await why(`fdxenc.v1.k1.${A(12)}.!!`)).toBe("the envelope is malformed");
+    expect(await why(`fdxenc.v1.k1.${A(6)}.${A(24)}`)).toBe("the envelope is malformed");
+    expect(await why(`fdxenc.v1.k1.${A(12)}.${"A".repeat(20)}`)).toBe("the envelope is malformed"); // 15 bytes: shorter than the tag
+    expect(await why(`fdxenc.v1.k9.${A(12)}.${A(24)}`)).toBe('no key has the id "k9"');
+    // Exactly a tag (an empty text) is well formed; it does not authenticate.
+    expect(await why(`fdxenc.v1.k1.${A(12)}.${"A".repeat(22)}`)).toBe("a wrong key, or the value was changed or moved");
+
+    // Sealed with the right key and binding, but not UTF-8: refused rather than read as replacement characters.
+    const iv = new Uint8Array(12);
+    const aesKey = await crypto.subtle.importKey("raw", Buffer.from(K1, "base64"), "AES-GCM", false, ["encrypt"]);
+    const additionalData = new TextEncoder().encode("v1|k1|a|idToken");
+    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData }, aesKey, new Uint8Array([0xff, 0xfe])));
+    const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+    expect(await why(`fdxenc.v1.k1.${b64(iv)}.${b64(sealed)}`)).toBe("a wrong key, or the value was changed or moved");
+  });
+
+  it("rekey() rewrites a row with one token still under an old key", async () => {
+    const inner = memoryConnectionStore();
+    const old = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
+    // An erased id token counts as current; the refresh token is still under k1.
+    await old.compareAndSet("a", 0, sampleConnection("a", { idToken: "" }));
+    const rotated = encryptConnectionStore(inner, { keys: { k1: K1, k2: K2 }, current: "k2" });
+    expect(await rotated.rekey()).toBe(1);
+    expect((await inner.get("a"))!.refreshToken).toMatch(/^fdxenc\.v1\.k2\./);
+  });
+
+  it("rekey() gives a row up after 5 lost writes, and skips a row deleted meanwhile", async () => {
+    const inner = memoryConnectionStore();
+    const old = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
+    await old.compareAndSet("a", 0, sampleConnection("a"));
+    await old.compareAndSet("b", 0, sampleConnection("b"));
+    let writes = 0;
+    const losing: ConnectionStore = {
+      ...inner,
+      async compareAndSet(id, _expected, next) {
+        writes++;
+        if (id === "b") {
+          await inner.delete("b");
+          return false;
+        }
+        // Another writer (with the old key) always gets there first.
+        const cur = (await inner.get(id))!;
+        await old.compareAndSet(id, cur.version, { ...(await old.get(id))!, version: cur.version + 1 });
+        return inner.compareAndSet(id, next.version - 1, next);
+      },
+    };
+    const wrapped = encryptConnectionStore(losing, { keys: { k1: K1, k2: K2 }, current: "k2" });
+    expect(await wrapped.rekey()).toBe(0);
+    expect(writes).toBe(5 + 1);
+    expect((await inner.get("a"))!.idToken).toMatch(/^fdxenc\.v1\.k1\./);
+    expect(await inner.get("b")).toBeUndefined();
+  });
+
   it("decrypts with older keys, writes with the current one, and rekey() rewrites every row", async () => {
     const inner = memoryConnectionStore();
     const old = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
@@ -151,5 +221,27 @@ describe("encryptConnectionStore", () => {
     refused({ keys: null, current: "k1" }, /keys/);
     refused(undefined, /keys/);
     expect(() => encryptConnectionStore(inner, { keys: { k1: Buffer.alloc(32, 7).toString("base64url") }, current: "k1" })).not.toThrow();
+    // A key pasted with a newline or spaces around it is the same key.
+    expect(() => encryptConnectionStore(inner, { keys: { k1: ` ${K1}\n` }, current: "k1" })).not.toThrow();
+  });
+
+  it("lists every problem with the keys, each with its path and rule", () => {
+    const issuesOf = (options: unknown) => {
+      try {
+        encryptConnectionStore(memoryConnectionStore(), options as never);
+      } catch (e) {
+        return (e as FdxValidationError).issues;
+      }
+      throw new Error("accepted");
+    };
+    expect(issuesOf({ keys: { "k.1": K1, k2: Buffer.alloc(16).toString("base64") }, current: "k3" })).toEqual([
+      { path: "keys.k.1", message: "a key id is 1 to 64 letters, digits, _ or -" },
+      { path: "keys.k2", message: "must be the base64 of exactly 32 bytes" },
+      { path: "current", message: "must be one of the key ids of keys" },
+    ]);
+    expect(issuesOf({ keys: 7, current: "k1" })).toEqual([
+      { path: "keys", message: "must be an object of key id to base64 key" },
+      { path: "current", message: "must be one of the key ids of keys" },
+    ]);
   });
 });

@@ -15,6 +15,19 @@ describe("memoryConnectionStore", () => {
     expect(await store.get("a")).toBeUndefined();
   });
 
+  it("names the bad argument and the rule it broke", async () => {
+    const store = memoryConnectionStore();
+    const issuesOf = async (write: Promise<unknown>) => ((await rejectionOf(write)) as FdxValidationError).issues;
+    const version = [{ path: "expectedVersion", message: "must be an integer >= 0" }];
+    const next = [{ path: "next", message: "must carry the same id and version expectedVersion + 1" }];
+    expect(await issuesOf(store.compareAndSet("a", -1, sampleConnection("a", { version: 0 })))).toEqual(version);
+    expect(await issuesOf(store.compareAndSet("a", 0.5, sampleConnection("a", { version: 1.5 })))).toEqual(version);
+    expect(await issuesOf(store.compareAndSet("a", 0, sampleConnection("a", { version: 2 })))).toEqual(next);
+    expect(await issuesOf(store.compareAndSet("a", 0, sampleConnection("b")))).toEqual(next);
+    // A caller passing no row at all (plain JS) gets the same typed error, not a TypeError.
+    expect(await issuesOf(store.compareAndSet("a", 0, undefined as never))).toEqual(next);
+  });
+
   it("lists a snapshot: rows written while listing do not upset it", async () => {
     const store = memoryConnectionStore();
     await store.compareAndSet("a", 0, sampleConnection("a"));
