@@ -12,7 +12,7 @@
 // Node interception (which replaces it) sees every request.
 import http from "node:http";
 import https from "node:https";
-import { pipeline, type Readable } from "node:stream";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import zlib from "node:zlib";
 import type { NodeAgents } from "../core/options.js";
 import type { Reply, ReplyBody } from "../internal/request.js";
@@ -173,7 +173,7 @@ class NodeBody implements ReplyBody {
 function decoded(res: http.IncomingMessage, method: string, status: number): Readable {
   const coding = res.headers["content-encoding"];
   if (!coding || method === "HEAD" || status === 204 || status === 205 || status === 304) return res;
-  const decoders: NodeJS.ReadWriteStream[] = [];
+  const decoders: Transform[] = [];
   const codings = coding.toLowerCase().split(",");
   for (let i = codings.length - 1; i >= 0; i--) {
     const name = codings[i]!.trim();
@@ -187,6 +187,7 @@ function decoded(res: http.IncomingMessage, method: string, status: number): Rea
   }
   if (!decoders.length) return res;
   res.on("error", noop);
-  // pipeline destroys every stage when one fails or the last is destroyed (a cancel).
-  return pipeline([res, ...decoders], noop) as unknown as Readable;
+  // pipeline destroys every stage when one fails or the last is destroyed (a cancel); the last stage is the body.
+  pipeline([res, ...decoders], noop);
+  return decoders[decoders.length - 1]!;
 }
