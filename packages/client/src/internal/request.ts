@@ -293,13 +293,15 @@ async function send(
   }
 
   const limits = startAttempt(signal, timeoutMs);
+  // A given fetch always wins; else Node's own transport where the node entry set it.
+  const send = t.fetch ? undefined : sender;
+  // Node's own transport stops the request and its body itself when the attempt does: no race to pay for.
+  const race = send ? <T>(step: Promise<T>) => step : limits.race;
   const started = hooks?.onResponse ? performance.now() : 0;
   let response: Reply;
   let hopped = false;
   try {
     try {
-      // A given fetch always wins; else Node's own transport where the node entry set it.
-      const send = t.fetch ? undefined : sender;
       const init: RequestInit = {
         method,
         headers,
@@ -319,7 +321,7 @@ async function send(
           : send
             ? send(to, options, t.agent, limits.stopped)
             : globalThis.fetch(to, options);
-      response = await limits.race(fetchOnce(url, init));
+      response = await race(fetchOnce(url, init));
       if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
         // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
         const { followRedirects } = await limits.race(import("./redirects.js"));
@@ -359,7 +361,7 @@ async function send(
       let text = "";
       const s = secrets();
       try {
-        text = await limits.race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
+        text = await race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
       } catch {
         if (signal?.aborted) throw abortError(signal);
         // A body cut off mid-error still yields the status-based error.
@@ -371,7 +373,7 @@ async function send(
     if (stream) return { response, interactionId, secrets };
     let text: string;
     try {
-      text = await limits.race(readText(response, t.maxResponseBytes));
+      text = await race(readText(response, t.maxResponseBytes));
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal);
       if (cause instanceof BodyTooLarge) {

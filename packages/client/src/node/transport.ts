@@ -32,11 +32,7 @@ const noop = () => {};
  */
 export function sendNode(url: string, init: RequestInit, agent: NodeAgents | undefined, stopped?: Promise<never>): Promise<Reply> {
   return new Promise<Reply>((resolve, reject) => {
-    const target = new URL(url);
-    const secure = target.protocol === "https:";
-    // As fetch refuses them: no other scheme, and no credentials in the URL (Node would send them as Basic auth).
-    if (!secure && target.protocol !== "http:") throw new TypeError(`the ${target.protocol} scheme is not supported`);
-    if (target.username || target.password) throw new TypeError("a URL with credentials cannot be requested");
+    const { secure, hostname, port, path } = target(url);
     const signal = init.signal ?? undefined;
     if (signal?.aborted) throw signal.reason;
     const headers = toRecord(init.headers);
@@ -46,13 +42,18 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     const method = init.method ?? "GET";
     const options: http.RequestOptions = {
+      hostname,
+      port,
+      path,
       method,
       headers,
       agent: (secure ? (agent?.https ?? agents.https) : (agent?.http ?? agents.http)) as http.Agent,
       signal,
     };
-    const req = secure ? https.request(target, options) : http.request(target, options);
-    // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less.
+    const req = secure ? https.request(options) : http.request(options);
+    // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
+    // ends its answer's body too (an error of its own, through every decoder): the request path does not race
+    // this transport's steps against the attempt's end (request.ts; the stall tests run on both transports).
     stopped?.catch((reason: unknown) => req.destroy(reason instanceof Error ? reason : undefined));
     req.on("error", (cause) => reject(new TypeError("request failed", { cause })));
     req.on("response", (res) => resolve(new NodeReply(res, url, method)));
@@ -60,12 +61,60 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
   });
 }
 
+interface Target {
+  secure: boolean;
+  hostname: string;
+  port: string;
+  /** Path and query. */
+  path: string;
+}
+
+type Origin = Omit<Target, "path">;
+
+// Origins parsed before; a URL object a call cost ~2 µs. Bounded: a document host per download could make it grow.
+const origins = new Map<string, Origin>();
+// A path as the URL parser would leave it (no dot segment, "%2e" included; no fragment, space, quote or other
+// character it encodes): the SDK's own paths and the links it resolved are, and are sent as they are. Any other is parsed.
+const PLAIN_PATH = /^\/(?:[\w\-~!$&()*+,;=:@?/]|%(?!2e)|\.(?![./?]|$))*$/i;
+
+/** Where `url` sends to, checked as fetch checks it: http(s) only, and no credentials in the URL (Node would send them as Basic auth). */
+function target(url: string): Target {
+  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  const path = url.slice(slash);
+  if (slash > 0 && PLAIN_PATH.test(path)) {
+    const key = url.slice(0, slash);
+    let origin = origins.get(key);
+    if (!origin) {
+      const parsed = new URL(key);
+      // Only what names an origin alone ("http://h:1"), not one whose parse moved a part into the path.
+      if (parsed.pathname === "/" && !parsed.search && !parsed.hash && !key.endsWith("?") && !key.endsWith("#")) {
+        origin = check(parsed);
+        if (origins.size >= 64) origins.clear();
+        origins.set(key, origin);
+      }
+    }
+    if (origin) return { ...origin, path };
+  }
+  const parsed = new URL(url);
+  return { ...check(parsed), path: parsed.pathname + parsed.search };
+}
+
+function check(url: URL): Origin {
+  const secure = url.protocol === "https:";
+  if (!secure && url.protocol !== "http:") throw new TypeError(`the ${url.protocol} scheme is not supported`);
+  if (url.username || url.password) throw new TypeError("a URL with credentials cannot be requested");
+  // IPv6 literals go to Node without their brackets, as Node's own URL handling passes them.
+  const host = url.hostname;
+  return { secure, hostname: host.startsWith("[") ? host.slice(1, -1) : host, port: url.port };
+}
+
 function toRecord(headers: HeadersInit | undefined): Record<string, string> {
   if (headers === undefined) return {};
-  if (headers instanceof Headers) return Object.fromEntries(headers);
+  if (Array.isArray(headers)) return Object.fromEntries(headers.map(([name, value]) => [name!.toLowerCase(), value!]));
+  // A Headers (the request path's, after an onRequest hook); told apart without touching the global, which loads undici.
+  if (typeof (headers as Headers).forEach === "function") return Object.fromEntries(headers as Headers);
   // The request path's own record, reused across attempts: copied, so what is added here is not seen again.
-  if (!Array.isArray(headers)) return { ...headers };
-  return Object.fromEntries(headers.map(([name, value]) => [name!.toLowerCase(), value!]));
+  return { ...(headers as Record<string, string>) };
 }
 
 /** An answer of `node:http`, read as the SDK reads a `Response`. */
@@ -125,6 +174,7 @@ class NodeBody implements ReplyBody {
     // Paused mode and a callback per wait: an async iterator costs a few µs a call more.
     const stream = this.#stream;
     let wake: (() => void) | undefined;
+    let listening = false;
     let ended = false;
     let failure: unknown;
     const poke = () => {
@@ -132,25 +182,40 @@ class NodeBody implements ReplyBody {
       wake = undefined;
       resume?.();
     };
-    stream.on("readable", poke);
-    stream.on("end", () => {
-      ended = true;
-      poke();
-    });
-    stream.on("error", (error) => {
-      failure ??= error;
-      poke();
-    });
-    stream.on("close", () => {
-      // Closed before its end without an error of its own: the socket went away mid-body.
-      if (!ended) failure ??= Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
-      poke();
-    });
+    // Listened to only once a read must wait: a JSON answer is most often all in by its first read.
+    const listen = () => {
+      listening = true;
+      stream.on("readable", poke);
+      stream.on("end", () => {
+        ended = true;
+        poke();
+      });
+      stream.on("error", (error) => {
+        failure ??= error;
+        poke();
+      });
+      stream.on("close", () => {
+        // Closed before its end without an error of its own: the socket went away mid-body.
+        if (!ended) failure ??= prematureClose();
+        poke();
+      });
+    };
     const read = (): Promise<ReadableStreamReadResult<Uint8Array>> => {
       if (this.#cancelled || ended) return Promise.resolve(DONE);
       const chunk = stream.read() as Buffer | null;
       // A Uint8Array over the Buffer's bytes (no copy), as fetch hands out.
       if (chunk !== null) return Promise.resolve({ done: false, value: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
+      // The whole message in and read: that read set the stream's end in motion. Done a tick later, after
+      // 'end' (which hands the socket back to the agent, for the next call), without listening for it.
+      if ((stream as http.IncomingMessage).complete || stream.readableEnded) {
+        ended = true;
+        return new Promise((resolve) => process.nextTick(resolve, DONE));
+      }
+      if (!listening) {
+        // Gone before anyone listened: its error (or a premature close) is the read's.
+        if (stream.destroyed) failure ??= stream.errored ?? prematureClose();
+        listen();
+      }
       if (failure !== undefined) return Promise.reject(failure);
       return new Promise<void>((resolve) => (wake = resolve)).then(read);
     };
@@ -163,6 +228,8 @@ class NodeBody implements ReplyBody {
     return Promise.resolve();
   }
 }
+
+const prematureClose = () => Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
 
 /**
  * The body decoded as fetch decodes it: the codings of `Content-Encoding`

@@ -114,7 +114,8 @@ async function* walk(
   // The URLs requested in this iteration, the first page's included: a link back to any of them is a loop.
   // The last MAX_REMEMBERED only: a loop back further than that still ends, as stale pages.
   const requested = recentSet(MAX_REMEMBERED);
-  const yielded = recentSet(MAX_REMEMBERED);
+  // Narrow hashes: a statement taken for one seen before only ever counts toward a stale page (recent.ts).
+  const yielded = recentSet(MAX_REMEMBERED, true);
   // With prefetch, a page may be in flight when the consumer stops: this cancels it.
   const ahead = prefetch ? new AbortController() : undefined;
   const sendOptions = ahead ? { ...options, signal: anySignal(options.signal, ahead.signal) } : options;
@@ -164,11 +165,12 @@ const noSecrets = () => [];
  * before. A statement is known by its `statementId`, or, without a string
  * one, by its whole content.
  */
-function bringsNew(statements: Statement[], yielded: (key: string) => boolean): boolean {
+function bringsNew(statements: Statement[], yielded: (key: string, seed: number) => boolean): boolean {
   let fresh = false;
   for (const statement of statements) {
     const id = (statement as { statementId?: unknown } | null)?.statementId;
-    if (yielded(typeof id === "string" ? `#${id}` : `=${JSON.stringify(statement)}`)) fresh = true;
+    // Seeded apart: an id never matches a whole statement that reads the same.
+    if (typeof id === "string" ? yielded(id, 1) : yielded(String(JSON.stringify(statement)), 2)) fresh = true;
   }
   return fresh;
 }

@@ -1,11 +1,12 @@
 // The request function as a user meets it through any method: interaction
 // ids, hooks, redirects, limits, and many calls sharing one signal.
 import { Readable } from "node:stream";
-import { createGzip } from "node:zlib";
+import { createGzip, gzipSync } from "node:zlib";
 import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createClient,
+  FdxAbortError,
   FdxConnectionError,
   FdxError,
   FdxLinkError,
@@ -270,6 +271,28 @@ describe("limits", () => {
     expect(server.count).toBe(1); // not retried
     // Reading stopped near the cap: the server was asked for a small part of its gigabyte.
     expect(produced).toBeLessThan(total / 8);
+  });
+
+  it("a compressed body that stalls mid-stream times out, and one the caller aborts mid-read ends as an abort", async () => {
+    // Half of a gzip stream, flushed, then nothing: the decoder has a part of the body and waits for more.
+    const packed = gzipSync(JSON.stringify({ id: "c-1", status: "ACTIVE", pad: "x".repeat(50_000) }));
+    server = await startHttp((_, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.write(packed.subarray(0, packed.length >> 1));
+    });
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0, timeoutMs: 300 });
+    const stall = (await rejectionOf(c.consents.get("c-1"))) as FdxTimeoutError;
+    expect(stall).toBeInstanceOf(FdxTimeoutError);
+    expect(stall.message).toBe(`GET ${server.url}/consents/v1/c-1 timed out after 300 ms while reading the response`);
+
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("the user left")), 100);
+    const started = Date.now();
+    const aborted = (await rejectionOf(createClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 10_000 }).consents.get("c-1", { signal: controller.signal }))) as FdxAbortError;
+    expect(aborted).toBeInstanceOf(FdxAbortError);
+    expect((aborted.cause as Error).message).toBe("the user left");
+    // Ended by the abort, long before the attempt's 10 s timeout.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("maxResponseBytes must be an integer >= 1", () => {

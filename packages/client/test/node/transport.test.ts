@@ -102,6 +102,25 @@ describe.runIf(transport === "node")("node:http", () => {
     await expect(sendNode("http://127.0.0.1:9/", { signal: AbortSignal.abort(reason) }, undefined)).rejects.toBe(reason);
   });
 
+  it("sends the path and query fetch would send, whatever the URL holds", async () => {
+    const got: string[] = [];
+    server = await startHttp((req, res) => {
+      got.push(req.url!);
+      res.end();
+    });
+    // The first two are sent as they are; the rest the URL parser rewrites (dot segments, %2e, quotes,
+    // spaces, a fragment, non-ASCII, a backslash, no path at all), and so does this transport.
+    const tails = ["/a/b?x=1&y=2", "/%2Fx/a.pdf", "/a/../b", "/a/./b/.", "/%2e%2E/x", "/x?q='1'", "/a b", "/a#frag", "/é?ü", "\\a\\b", ""];
+    for (const tail of tails) await (await sendNode(server.url + tail, {}, undefined)).body!.cancel();
+    expect(got).toEqual(tails.map((tail) => {
+      const url = new URL(server!.url + tail);
+      return url.pathname + url.search;
+    }));
+    expect(got.slice(0, 4)).toEqual(["/a/b?x=1&y=2", "/%2Fx/a.pdf", "/b", "/a/b/"]);
+    // An origin seen before, with credentials added, is still refused.
+    await expect(sendNode(server.url.replace("//", "//user:pw@") + "/a", {}, undefined)).rejects.toThrow(/credentials/);
+  });
+
   it("takes headers as fetch does: a record, a Headers, or pairs", async () => {
     const got: (string | undefined)[] = [];
     server = await startHttp((req, res) => {
