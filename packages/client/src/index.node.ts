@@ -6,13 +6,14 @@
  * @module @fdxkit/client
  */
 import { createClient as createFetchClient, type FdxClient } from "./client.js";
+import { FdxValidationError, type FdxIssue } from "./core/error.js";
 import type { ClientOptions } from "./core/options.js";
 import { useSender } from "./internal/request.js";
-import { sendNode } from "./node/transport.js";
+import { sendNodeOrFetch } from "./node/transport.js";
 
 export * from "./index.js";
 
-useSender(sendNode);
+useSender(sendNodeOrFetch);
 
 /**
  * Creates a client. Throws `FdxValidationError` for unusable options (a
@@ -26,5 +27,16 @@ useSender(sendNode);
  */
 // Its own function, not a re-export: a bundler that skips modules whose exports go unused must still run the line above.
 export function createClient(options: ClientOptions): FdxClient {
-  return createFetchClient(options);
+  const agent = (options as Partial<ClientOptions> | undefined)?.agent;
+  // Checked here, by the one entry that uses it (no browser bundle carries the check); what each agent is,
+  // Node checks when it sends (an FdxConnectionError naming the option).
+  if (agent === undefined || (typeof agent === "object" && agent !== null)) return createFetchClient(options);
+  const issues: FdxIssue[] = [];
+  try {
+    createFetchClient(options);
+  } catch (error) {
+    if (!(error instanceof FdxValidationError)) throw error;
+    issues.push(...error.issues);
+  }
+  throw new FdxValidationError([...issues, { path: "agent", message: "must be an object { http?, https? }" }]);
 }

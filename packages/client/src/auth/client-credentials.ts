@@ -132,7 +132,7 @@ function formEncode(value: string): string {
 }
 
 async function requestToken(config: TokenConfig): Promise<{ token: string; lifetimeMs: number }> {
-  const { text, status, headers } = await request(
+  const { text, status, response } = await request(
     config.transport,
     {
       method: "POST",
@@ -144,7 +144,7 @@ async function requestToken(config: TokenConfig): Promise<{ token: string; lifet
     },
     "text",
   );
-  const fields = parseTokenAnswer(text, headers.get("content-type") ?? "");
+  const fields = parseTokenAnswer(text, response.headers.get("content-type") ?? "");
   const token = fields?.access_token;
   if (typeof token !== "string" || token === "") {
     throw new FdxResponseError(status, [

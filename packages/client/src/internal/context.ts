@@ -43,9 +43,6 @@ export function createContext(options: ClientOptions): Context {
       }
     }
   }
-  const { agent } = options;
-  // What each agent is, Node checks when it sends (an FdxConnectionError naming the option).
-  if (agent !== undefined && (typeof agent !== "object" || agent === null)) issues.push({ path: "agent", message: "must be an object { http?, https? }" });
   const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
   // A version is a path segment too, checked as ids are: "." or ".." would climb out of the API's path.
   const versionCheck = idCheck();
@@ -57,7 +54,8 @@ export function createContext(options: ClientOptions): Context {
   return {
     token: options.token,
     fetch: options.fetch as FetchLike | undefined,
-    agent,
+    // Checked by the node entry, the one that uses it (index.node.ts).
+    agent: options.agent,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxRetries: options.maxRetries ?? 2,
     maxResponseBytes,

@@ -12,13 +12,12 @@
  * garbage collector nothing to copy (a 53-bit hash is a heap number each:
  * ~20 µs a page of 50 in `pnpm bench`).
  *
- * Returns `add`: it adds a string (`seed` keeps kinds of string apart
- * without building a prefixed copy) and answers whether it was new.
+ * Returns `add`: it adds a string and answers whether it was new.
  */
-export function recentSet(max: number, narrow = false): (text: string, seed?: number) => boolean {
+export function recentSet(max: number, narrow?: boolean): (text: string) => boolean {
   const hashes = new Set<number>();
-  return (text, seed = 0) => {
-    const h = hash(text, seed, narrow);
+  return (text) => {
+    const h = hash(text, narrow);
     if (hashes.has(h)) return false;
     // A Set iterates in insertion order: its first entry is the oldest.
     if (hashes.add(h).size > max) hashes.delete(hashes.values().next().value!);
@@ -27,10 +26,9 @@ export function recentSet(max: number, narrow = false): (text: string, seed?: nu
 }
 
 /** cyrb53 (public domain): a fast, well-mixed 53-bit string hash, not a cryptographic one; narrow, its low 30 bits. */
-function hash(text: string, seed: number, narrow: boolean): number {
-  // The seed is hashed in as a first character: XORed into the start, a seed and a first character would cancel out.
-  let h1 = Math.imul(0xdeadbeef ^ seed, 2654435761);
-  let h2 = Math.imul(0x41c6ce57 ^ seed, 1597334677);
+function hash(text: string, narrow: boolean | undefined): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);

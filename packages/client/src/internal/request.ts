@@ -15,7 +15,7 @@ import {
 } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
-import { abortError, raceAbort, sleep, startAttempt } from "./abort.js";
+import { abortError, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
 import { uuid } from "./uuid.js";
@@ -58,7 +58,8 @@ export type Mode = "json" | "text" | "stream";
 /** A 2xx answer read whole (its body under `maxResponseBytes`). */
 export interface BodyAnswer {
   status: number;
-  headers: Headers;
+  /** The answer, its body read (for its headers: Node's own transport builds them only when asked). */
+  response: Reply;
   text: string;
   /** The parsed body in `"json"` mode: `undefined` for an empty one (204). */
   data: unknown;
@@ -98,17 +99,29 @@ export interface ReplyBody {
 }
 
 /**
- * A transport other than `fetch`, called as `fetch(url, init)` would be
- * (with `redirect: "manual"`), and stopped (the request destroyed, its body
- * too) when `stopped` rejects: the attempt's timeout or the caller's abort. Set by the `node`
- * entry (Node's own transport); used when the client was given no `fetch`.
+ * How an attempt sends one request: as `fetch(url, init)` with `redirect:
+ * "manual"` would, stopped when the attempt is (its timeout, the caller's
+ * abort). `fetch` everywhere; the `node` entry sets Node's own transport
+ * for clients given no `fetch` (src/node/transport.ts).
  */
-export type Sender = (url: string, init: RequestInit, agent: NodeAgents | undefined, stopped: Promise<never>) => Promise<Reply>;
+export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Attempt) => Promise<Reply>;
 
-let sender: Sender | undefined;
+/**
+ * The client's `fetch`, else the platform's, looked up per call: a fetch
+ * patched after the client was made (msw, polyfills) is honoured. Called
+ * with (url, init) rather than a Request: the platform would copy a
+ * Request, signal and all (~25 µs), so `fetch: globalThis.fetch`, how Node
+ * users choose fetch, is called as the default is.
+ */
+export const sendFetch: Sender = (t, url, init, attempt) => {
+  init.signal = attempt.signal;
+  return attempt.race(t.fetch && t.fetch !== globalThis.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
+};
 
-/** Makes `send` the transport of every call without a `fetch` of its own (undefined: `globalThis.fetch` again). */
-export const useSender = (send: Sender | undefined): void => {
+let sender = sendFetch;
+
+/** Makes `send` how every attempt sends (none: fetch again). */
+export const useSender = (send = sendFetch): void => {
   sender = send;
 };
 
@@ -293,10 +306,6 @@ async function send(
   }
 
   const limits = startAttempt(signal, timeoutMs);
-  // A given fetch always wins; else Node's own transport where the node entry set it.
-  const send = t.fetch ? undefined : sender;
-  // Node's own transport stops the request and its body itself when the attempt does: no race to pay for.
-  const race = send ? <T>(step: Promise<T>) => step : limits.race;
   const started = hooks?.onResponse ? performance.now() : 0;
   let response: Reply;
   let hopped = false;
@@ -310,18 +319,8 @@ async function send(
         // Downloads follow them by hand (redirects.ts), under the limits the platform would not keep.
         redirect: "manual",
       };
-      // Node's own transport is stopped by the attempt itself, with no AbortSignal made.
-      if (!send) init.signal = limits.signal;
-      // Looked up per call, so a fetch patched after the client was made (msw, polyfills) is honoured.
-      // Called with (url, init) rather than a Request: the platform would copy a Request, signal and all.
-      const fetchOnce = (to: string, options: RequestInit): Promise<Reply> =>
-        // `fetch: globalThis.fetch` (how Node users choose fetch) is called as the default is: a Request costs ~25 µs.
-        t.fetch && t.fetch !== globalThis.fetch
-          ? t.fetch(new Request(to, options))
-          : send
-            ? send(to, options, t.agent, limits.stopped)
-            : globalThis.fetch(to, options);
-      response = await race(fetchOnce(url, init));
+      const fetchOnce = (to: string, options: RequestInit) => sender(t, to, options, limits);
+      response = await fetchOnce(url, init);
       if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
         // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
         const { followRedirects } = await limits.race(import("./redirects.js"));
@@ -361,7 +360,7 @@ async function send(
       let text = "";
       const s = secrets();
       try {
-        text = await race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
+        text = await limits.race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
       } catch {
         if (signal?.aborted) throw abortError(signal);
         // A body cut off mid-error still yields the status-based error.
@@ -373,7 +372,7 @@ async function send(
     if (stream) return { response, interactionId, secrets };
     let text: string;
     try {
-      text = await race(readText(response, t.maxResponseBytes));
+      text = await limits.race(readText(response, t.maxResponseBytes));
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal);
       if (cause instanceof BodyTooLarge) {
@@ -394,12 +393,9 @@ async function send(
         throw notJson(text, status, secrets(), interactionId);
       }
     }
-    // A getter: Node's own transport builds the Headers only when asked (a JSON call's caller rarely does).
     return {
       status,
-      get headers() {
-        return response.headers;
-      },
+      response,
       text,
       data,
       interactionId,

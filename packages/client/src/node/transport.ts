@@ -15,13 +15,16 @@ import https from "node:https";
 import { pipeline, type Readable, type Transform } from "node:stream";
 import zlib from "node:zlib";
 import type { NodeAgents } from "../core/options.js";
-import type { Reply, ReplyBody } from "../internal/request.js";
+import { sendFetch, type Reply, type ReplyBody, type Sender } from "../internal/request.js";
 
 // One pair for the process: sockets are kept and reused across clients (Node unrefs idle ones, so they never hold the process open).
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
 const DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefined };
 const noop = () => {};
+
+/** How the `node` entry's clients send: Node's own transport, unless the client was given a `fetch`. */
+export const sendNodeOrFetch: Sender = (t, url, init, attempt) => (t.fetch ? sendFetch(t, url, init, attempt) : sendNode(url, init, t.agent, attempt.stopped));
 
 /**
  * Sends one request as `fetch(url, init)` would with `redirect: "manual"`:

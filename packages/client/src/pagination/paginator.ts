@@ -165,12 +165,13 @@ const noSecrets = () => [];
  * before. A statement is known by its `statementId`, or, without a string
  * one, by its whole content.
  */
-function bringsNew(statements: Statement[], yielded: (key: string, seed: number) => boolean): boolean {
+function bringsNew(statements: Statement[], yielded: (key: string) => boolean): boolean {
   let fresh = false;
   for (const statement of statements) {
     const id = (statement as { statementId?: unknown } | null)?.statementId;
-    // Seeded apart: an id never matches a whole statement that reads the same.
-    if (typeof id === "string" ? yielded(id, 1) : yielded(String(JSON.stringify(statement)), 2)) fresh = true;
+    // The id as it is (no prefixed copy to allocate); a whole statement behind a NUL, which ids do not start with
+    // (one that did would at worst be taken for that statement: a page counts as stale only when all of it was seen).
+    if (yielded(typeof id === "string" ? id : `\0${JSON.stringify(statement)}`)) fresh = true;
   }
   return fresh;
 }

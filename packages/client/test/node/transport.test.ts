@@ -5,7 +5,7 @@ import { Agent } from "node:http";
 import type { Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient, FdxConnectionError, FdxValidationError } from "../../src/index.js";
+import { createClient, FdxConnectionError } from "../../src/index.js";
 import { sendNode } from "../../src/node/transport.js";
 import { rejectionOf, startHttp, TOKEN, type RealServer } from "../support/http.js";
 import { transport } from "../support/transport.js";
@@ -146,7 +146,4 @@ describe.runIf(transport === "node")("node:http", () => {
   });
 });
 
-it("`agent` must be an object", () => {
-  expect(() => createClient({ baseUrl: "https://api.test", token: TOKEN, agent: 5 as never })).toThrow(FdxValidationError);
-  expect(() => createClient({ baseUrl: "https://api.test", token: TOKEN, agent: 5 as never })).toThrow(/agent: must be an object/);
-});
+// What `agent` must be, the node entry checks (entry.test.ts).
