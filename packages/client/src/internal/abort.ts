@@ -83,6 +83,7 @@ export interface Attempt {
   readonly stopped: Promise<never>;
   /** Whether the timeout fired. */
   readonly timedOut: boolean;
+  /** Settles like `step`, or rejects as soon as the attempt stops. A sender whose steps end with the attempt on their own may make it a pass-through (Node's own transport). */
   race<T>(step: Promise<T>): Promise<T>;
   /** Ends the timeout (a download's headers arrived) and stops listening; the connection stays open. */
   end(): void;

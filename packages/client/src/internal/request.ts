@@ -101,7 +101,8 @@ export interface ReplyBody {
 /**
  * How an attempt sends one request: as `fetch(url, init)` with `redirect:
  * "manual"` would, stopped when the attempt is (its timeout, the caller's
- * abort). `fetch` everywhere; the `node` entry sets Node's own transport
+ * abort). The request path races each step (the answer, its body) against
+ * the attempt's end, unless the sender made `attempt.race` a pass-through. `fetch` everywhere; the `node` entry sets Node's own transport
  * for clients given no `fetch` (src/node/transport.ts).
  */
 export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Attempt) => Promise<Reply>;

@@ -24,7 +24,15 @@ const DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefine
 const noop = () => {};
 
 /** How the `node` entry's clients send: Node's own transport, unless the client was given a `fetch`. */
-export const sendNodeOrFetch: Sender = (t, url, init, attempt) => (t.fetch ? sendFetch(t, url, init, attempt) : sendNode(url, init, t.agent, attempt.stopped));
+export const sendNodeOrFetch: Sender = (t, url, init, attempt) => {
+  if (t.fetch) return sendFetch(t, url, init, attempt);
+  // Its steps end when the attempt does (a destroyed request ends its answer's body too, through every
+  // decoder): the request path's race of each step against the attempt's end is only a cost here.
+  attempt.race = pass;
+  return sendNode(url, init, t.agent, attempt.stopped);
+};
+
+const pass = <T>(step: Promise<T>) => step;
 
 /**
  * Sends one request as `fetch(url, init)` would with `redirect: "manual"`:
