@@ -19,7 +19,7 @@ export default {
     "packages/client/src/pagination/*.ts",
     "packages/client/src/download/*.ts",
     "packages/client/src/webhooks/{body,content-type,guards,handler,json,parse,shape}.ts",
-    "packages/client/src/auth/client-credentials.ts",
+    "packages/client/src/auth/{client-credentials,auth-client,connections,encrypt-store,memory-store,id-token,encoding,errors}.ts",
   ],
   incremental: true,
   incrementalFile: "mutation/stryker-incremental.json",

@@ -5,6 +5,10 @@
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
 //   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh
+//   node src/run.mjs --node 24       the same, on another Node major (installed from the npm registry on first use)
+//
+// `pnpm bench` runs it twice: on Node 24 (the Node most users run; BENCHMARKS.md and bench/results.json) and
+// on the Node running it (bench/node-<major>/), the project's lowest supported one in CI.
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
@@ -14,6 +18,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { spawnSync } from "node:child_process";
 import { runBundle } from "./bundle.mjs";
 import { runConnectionsHotPath } from "./connections.mjs";
 import { runConnectionsRefresh } from "./connections-refresh.mjs";
@@ -59,6 +64,11 @@ export const SIZES = {
     connectionsRefresh: { connections: 20, processes: 2, concurrency: 4, poolSize: 4, sequential: 5 },
   },
 };
+
+/** The Node whose run is BENCHMARKS.md (the Node most users run); a full run on another writes bench/node-<major>/. */
+const HEADLINE_NODE = "24";
+/** The other Node `pnpm bench` runs on (the lowest supported). */
+const OTHER_NODES = ["20"];
 
 export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh"];
 
@@ -146,15 +156,39 @@ export async function writeResults(results, { markdownFile, jsonFile }) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { smoke: { type: "boolean", default: false }, out: { type: "string" }, only: { type: "string" } },
+    options: { smoke: { type: "boolean", default: false }, out: { type: "string" }, only: { type: "string" }, node: { type: "string" } },
   });
+  if (values.node && values.node !== process.versions.node.split(".")[0]) {
+    // The same run on another Node: this script again, under that binary, with the other flags as given.
+    const { ensureNode } = await import("../../scripts/node-major.mjs");
+    const { bin, version } = ensureNode(values.node);
+    console.log(`▷ on Node ${version} (${path.relative(process.cwd(), bin)})`);
+    const args = process.argv.slice(2).filter((arg, i, all) => arg !== "--node" && all[i - 1] !== "--node" && !arg.startsWith("--node="));
+    const child = spawnSync(bin, [fileURLToPath(import.meta.url), ...args], {
+      stdio: "inherit",
+      // Whatever the benchmarks spawn as `node` (the server, one process per download run) is that Node too.
+      env: { ...process.env, PATH: `${path.dirname(bin)}${path.delimiter}${process.env.PATH ?? ""}` },
+    });
+    process.exit(child.status ?? 1);
+  }
   const only = values.only ? values.only.split(",").map((s) => s.trim()) : SECTIONS;
   for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s} (known: ${SECTIONS.join(", ")})`);
   const results = await runBenchmarks({ smoke: values.smoke, only });
   printSummary(results);
   let files;
   if (values.out) files = { markdownFile: path.resolve(values.out, "BENCHMARKS.md"), jsonFile: path.resolve(values.out, "results.json") };
-  else if (!values.smoke && only.length === SECTIONS.length) files = { markdownFile: path.join(repoRoot, "BENCHMARKS.md"), jsonFile: path.join(benchDir, "results.json") };
+  else if (!values.smoke && only.length === SECTIONS.length) {
+    const major = process.versions.node.split(".")[0];
+    if (major === HEADLINE_NODE) {
+      files = { markdownFile: path.join(repoRoot, "BENCHMARKS.md"), jsonFile: path.join(benchDir, "results.json") };
+      // The other runs `pnpm bench` makes, linked from the headline report.
+      results.meta.otherRuns = OTHER_NODES.map((m) => ({ major: m, file: `bench/node-${m}/BENCHMARKS.md` }));
+    } else {
+      const dir = path.join(benchDir, `node-${major}`);
+      files = { markdownFile: path.join(dir, "BENCHMARKS.md"), jsonFile: path.join(dir, "results.json") };
+      results.meta.resultsFile = `bench/node-${major}/results.json`;
+    }
+  }
   if (files) {
     await writeResults(results, files);
     console.log(`\nWrote ${path.relative(process.cwd(), files.markdownFile)} and ${path.relative(process.cwd(), files.jsonFile)} (${Math.round(results.meta.durationMs / 1000)} s)`);
