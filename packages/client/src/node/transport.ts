@@ -63,8 +63,8 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
     };
     const req = secure ? https.request(options) : http.request(options);
     // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
-    // ends its answer's body too (an error of its own, through every decoder): the request path does not race
-    // this transport's steps against the attempt's end (request.ts; the stall tests run on both transports).
+    // ends its answer's body too (an error of its own, through every decoder), which is why sendNodeOrFetch
+    // needs no race of the steps (the stall tests, a compressed body's included, run on both transports).
     stopped?.catch((reason: unknown) => req.destroy(reason instanceof Error ? reason : undefined));
     req.on("error", (cause) => reject(new TypeError("request failed", { cause })));
     req.on("response", (res) => resolve(new NodeReply(res, url, method)));
