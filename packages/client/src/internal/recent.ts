@@ -1,22 +1,16 @@
 /**
- * A set of strings that remembers the last `max` added, by a hash of each
- * rather than the string: what a server sends (page URLs, statement ids) can
- * be long and endless, and the memory for it stays bounded.
- *
- * Wide (the default), a 53-bit hash: two strings share one with odds of
- * about n² / 2⁵⁴ — for 100 000 entries, one in two million — which at worst
- * takes a new string for one seen before. Narrow, a 30-bit one, for where
- * such a mistake costs nothing (the paginator's statement ids: a page counts
- * as stale only when every statement on it was seen): it is a small integer,
- * which the Set holds without allocating: a 53-bit hash is a heap number
- * each, kept for the whole listing, which every collection then copies.
+ * A set of strings that remembers the last `max` added, by a 53-bit hash of
+ * each rather than the string: what a server sends (page URLs, statement ids)
+ * can be long and endless, and the memory for it stays bounded. Two strings
+ * share a hash with odds of about n² / 2⁵⁴ — for 100 000 entries, one in two
+ * million — which at worst takes a new string for one seen before.
  *
  * Returns `add`: it adds a string and answers whether it was new.
  */
-export function recentSet(max: number, narrow?: boolean): (text: string) => boolean {
+export function recentSet(max: number): (text: string) => boolean {
   const hashes = new Set<number>();
   return (text) => {
-    const h = hash(text, narrow);
+    const h = hash53(text);
     if (hashes.has(h)) return false;
     // A Set iterates in insertion order: its first entry is the oldest.
     if (hashes.add(h).size > max) hashes.delete(hashes.values().next().value!);
@@ -24,8 +18,8 @@ export function recentSet(max: number, narrow?: boolean): (text: string) => bool
   };
 }
 
-/** cyrb53 (public domain): a fast, well-mixed 53-bit string hash, not a cryptographic one; narrow, its low 30 bits. */
-function hash(text: string, narrow: boolean | undefined): number {
+/** cyrb53 (public domain): a fast, well-mixed 53-bit string hash, not a cryptographic one. */
+function hash53(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
@@ -35,5 +29,35 @@ function hash(text: string, narrow: boolean | undefined): number {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return narrow ? h1 & 0x3fffffff : 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/**
+ * Whether a string was seen before, as one bit of a 2²⁰-bit map (128 KiB,
+ * made on first use) chosen by the hash above: nothing is allocated per
+ * string, and a check costs a fraction of a Set's. A hit may be another
+ * string's bit — about one check in ten once 2¹⁷ strings are in, after
+ * which the map starts over, so it never fills up — so this is only for
+ * where such a mistake costs nothing alone: the paginator counts a page as
+ * stale when every statement on it was seen before, 100 pages in a row.
+ *
+ * Returns `add`: it adds a string and answers whether it was new.
+ */
+export function seenBits(max = 1 << 17): (text: string) => boolean {
+  let bits: Int32Array | undefined;
+  let count = 0;
+  return (text) => {
+    // The low 20 bits of the same hash: a word of the map, and a bit in it.
+    const h = hash53(text);
+    const word = (h >>> 5) & 0x7fff;
+    const bit = 1 << (h & 31);
+    if (bits && bits[word]! & bit) return false;
+    if (!bits || count === max) {
+      bits = new Int32Array(1 << 15);
+      count = 0;
+    }
+    bits[word]! |= bit;
+    count++;
+    return true;
+  };
 }

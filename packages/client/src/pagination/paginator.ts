@@ -3,7 +3,7 @@ import type { RequestOptions } from "../core/options.js";
 import { anySignal } from "../internal/abort.js";
 import { checkResponse, type Context } from "../internal/context.js";
 import { buildPath, buildQuery } from "../internal/paths.js";
-import { recentSet } from "../internal/recent.js";
+import { recentSet, seenBits } from "../internal/recent.js";
 import { request } from "../internal/request.js";
 import type { Statement } from "../models.js";
 import { refuseLink, resolveHref } from "./links.js";
@@ -53,7 +53,7 @@ interface Loaded {
  * up on the provider.
  */
 const MAX_STALE_PAGES = 100;
-/** Page URLs and statement ids remembered per iteration (as hashes): bounded, whatever a provider sends. */
+/** Page URLs remembered per iteration (as hashes): bounded, whatever a provider sends. Statement ids go to a bitmap (recent.ts). */
 const MAX_REMEMBERED = 100_000;
 
 /** Builds the paginator for checked parameters. Makes no request. */
@@ -114,8 +114,8 @@ async function* walk(
   // The URLs requested in this iteration, the first page's included: a link back to any of them is a loop.
   // The last MAX_REMEMBERED only: a loop back further than that still ends, as stale pages.
   const requested = recentSet(MAX_REMEMBERED);
-  // Narrow hashes: a statement taken for one seen before only ever counts toward a stale page (recent.ts).
-  const yielded = recentSet(MAX_REMEMBERED, true);
+  // A bitmap: a statement taken for one seen before only ever counts toward a stale page (recent.ts).
+  const yielded = seenBits();
   // With prefetch, a page may be in flight when the consumer stops: this cancels it.
   const ahead = prefetch ? new AbortController() : undefined;
   const sendOptions = ahead ? { ...options, signal: anySignal(options.signal, ahead.signal) } : options;
