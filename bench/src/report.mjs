@@ -107,6 +107,10 @@ export function toMarkdown(results) {
       "Absolute times depend on the machine and its load; the ratios come from one run in which every contender was measured the same way, interleaved. " +
       `The full results are in \`${meta.resultsFile ?? "bench/results.json"}\`. The run took ${Math.round(meta.durationMs / 1000)} s.`,
   );
+  for (const u of meta.updated ?? []) {
+    out.push("");
+    out.push(`Re-run on ${u.date} (Node ${u.node}) and written in: ${u.sections.join(", ")}; the other sections are from the run above.`);
+  }
   if (meta.otherRuns?.length) {
     out.push("");
     out.push(`\`pnpm bench\` runs twice; this is the run on Node ${meta.node}. ${meta.otherRuns.map((o) => `On Node ${o.major}: [${o.file}](${o.file}).`).join(" ")}`);

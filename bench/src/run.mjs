@@ -6,13 +6,16 @@
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
 //   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh
 //   node src/run.mjs --node 24       the same, on another Node major (installed from the npm registry on first use)
+//   node src/run.mjs --only overhead,pagination --update
+//                                    re-runs those sections and writes them into this Node's last full run
+//                                    (its BENCHMARKS.md says which sections were re-run, and when)
 //
 // `pnpm bench` runs it twice: on Node 24 (the Node most users run; BENCHMARKS.md and bench/results.json) and
 // on the Node running it (bench/node-<major>/), the project's lowest supported one in CI.
 //
 // The SDK is measured as published: the built package (packages/client/dist).
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -156,7 +159,7 @@ export async function writeResults(results, { markdownFile, jsonFile }) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { smoke: { type: "boolean", default: false }, out: { type: "string" }, only: { type: "string" }, node: { type: "string" } },
+    options: { smoke: { type: "boolean", default: false }, out: { type: "string" }, only: { type: "string" }, node: { type: "string" }, update: { type: "boolean", default: false } },
   });
   if (values.node && values.node !== process.versions.node.split(".")[0]) {
     // The same run on another Node: this script again, under that binary, with the other flags as given.
@@ -173,12 +176,24 @@ async function main() {
   }
   const only = values.only ? values.only.split(",").map((s) => s.trim()) : SECTIONS;
   for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s} (known: ${SECTIONS.join(", ")})`);
-  const results = await runBenchmarks({ smoke: values.smoke, only });
+  let results = await runBenchmarks({ smoke: values.smoke, only });
   printSummary(results);
   let files;
-  if (values.out) files = { markdownFile: path.resolve(values.out, "BENCHMARKS.md"), jsonFile: path.resolve(values.out, "results.json") };
+  const major = process.versions.node.split(".")[0];
+  const own = () =>
+    major === HEADLINE_NODE
+      ? { markdownFile: path.join(repoRoot, "BENCHMARKS.md"), jsonFile: path.join(benchDir, "results.json") }
+      : { markdownFile: path.join(benchDir, `node-${major}`, "BENCHMARKS.md"), jsonFile: path.join(benchDir, `node-${major}`, "results.json") };
+  if (values.update && !values.smoke && only.length < SECTIONS.length) {
+    // The sections run now, written into this Node's last full run; the report says which and when.
+    files = own();
+    const previous = JSON.parse(await readFile(files.jsonFile, "utf8"));
+    if (previous.meta.node.split(".")[0] !== major) throw new Error(`${files.jsonFile} is a run on Node ${previous.meta.node}, not Node ${major}`);
+    const fresh = Object.fromEntries(Object.entries(results).filter(([key]) => key !== "meta" && key !== "targets"));
+    results = { ...previous, ...fresh, meta: { ...previous.meta, updated: [...(previous.meta.updated ?? []), { date: results.meta.date, node: results.meta.node, sections: only }] } };
+    results.targets = checkTargets(results);
+  } else if (values.out) files = { markdownFile: path.resolve(values.out, "BENCHMARKS.md"), jsonFile: path.resolve(values.out, "results.json") };
   else if (!values.smoke && only.length === SECTIONS.length) {
-    const major = process.versions.node.split(".")[0];
     if (major === HEADLINE_NODE) {
       files = { markdownFile: path.join(repoRoot, "BENCHMARKS.md"), jsonFile: path.join(benchDir, "results.json") };
       // The other runs `pnpm bench` makes, linked from the headline report.
