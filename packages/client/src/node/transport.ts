@@ -249,7 +249,7 @@ const prematureClose = () => Object.assign(new Error("Premature close"), { code:
  * failing it, as fetch's decoders are set up to.
  */
 function decoded(res: http.IncomingMessage, method: string, status: number): Readable {
-  const coding = res.headers["content-encoding"];
+  const coding = contentEncoding(res.rawHeaders);
   if (!coding || method === "HEAD" || status === 204 || status === 205 || status === 304) return res;
   const decoders: Transform[] = [];
   const codings = coding.toLowerCase().split(",");
@@ -268,4 +268,17 @@ function decoded(res: http.IncomingMessage, method: string, status: number): Rea
   // pipeline destroys every stage when one fails or the last is destroyed (a cancel); the last stage is the body.
   pipeline([res, ...decoders], noop);
   return decoders[decoders.length - 1]!;
+}
+
+/**
+ * `Content-Encoding`, several joined as Node joins them, read from the raw
+ * pairs: `res.headers` would build every header into an object (Node makes
+ * it on first use), which a JSON call never needs.
+ */
+function contentEncoding(raw: string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 16 && raw[i]!.toLowerCase() === "content-encoding") value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  }
+  return value;
 }

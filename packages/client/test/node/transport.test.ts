@@ -36,6 +36,19 @@ describe("answers compressed as fetch decodes them", () => {
     await expect(client().consents.get("c-1")).resolves.toEqual(grant);
   });
 
+  it("a JSON answer whose codings come in two header lines, or in capitals", async () => {
+    server = await startHttp((req, res) => {
+      if (req.url!.endsWith("/two")) {
+        // Two lines, applied in order (deflate, then gzip): undone gzip first.
+        res.setHeader("content-encoding", ["deflate", "gzip"]);
+        return res.writeHead(200, { "content-type": "application/json" }).end(gzipSync(deflateSync(json)));
+      }
+      res.writeHead(200, { "Content-Type": "application/json", "CONTENT-ENCODING": "GZIP" }).end(gzipSync(json));
+    });
+    await expect(client().consents.get("two")).resolves.toEqual(grant);
+    await expect(client().consents.get("caps")).resolves.toEqual(grant);
+  });
+
   it("a document in gzip, streamed decoded, with no contentLength (the header counts the compressed bytes)", async () => {
     const pdf = Buffer.alloc(300_000, "%PDF-");
     const packed = gzipSync(pdf);
