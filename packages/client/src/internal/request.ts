@@ -115,7 +115,7 @@ export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Att
  * users choose fetch, is called as the default is.
  */
 export const sendFetch: Sender = (t, url, init, attempt) => {
-  init.signal = attempt.signal;
+  init.signal = attempt.signal();
   return attempt.race(t.fetch && t.fetch !== globalThis.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
 };
 

@@ -114,8 +114,8 @@ describe("startAttempt", () => {
     expect(attempt.timedOut).toBe(false);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(attempt.timedOut).toBe(true);
-    expect(attempt.signal.aborted).toBe(true);
-    const reason = attempt.signal.reason as DOMException;
+    expect(attempt.signal().aborted).toBe(true);
+    const reason = attempt.signal().reason as DOMException;
     expect([reason.name, reason.message]).toEqual(["TimeoutError", "The attempt timed out"]);
     expect(await raced).toBe(reason);
   });
@@ -126,7 +126,7 @@ describe("startAttempt", () => {
     attempt.end();
     await vi.advanceTimersByTimeAsync(5_000);
     expect(attempt.timedOut).toBe(false);
-    expect(attempt.signal.aborted).toBe(false);
+    expect(attempt.signal().aborted).toBe(false);
   });
 
   it("follows the caller's signal, even one that already aborted", async () => {
@@ -135,7 +135,7 @@ describe("startAttempt", () => {
     const raced = attempt.race(new Promise(() => {})).catch((e: unknown) => e);
     caller.abort("caller stopped");
     expect(await raced).toBe("caller stopped");
-    expect(attempt.signal.aborted).toBe(true);
+    expect(attempt.signal().aborted).toBe(true);
     expect(attempt.timedOut).toBe(false);
     attempt.end();
 
