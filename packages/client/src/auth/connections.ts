@@ -264,7 +264,6 @@ export function createConnections(options: ConnectionsOptions): Connections {
           if (!(error instanceof FdxConnectionStoreError) || error.reason !== "store_error") return;
         }
       }
-    // Stryker disable next-line ArrowFunction: a settled retry left in the map is awaited as a settled promise: only memory differs
     })().finally(() => writing.delete(id));
     writing.set(id, retry);
     return pending;

@@ -461,6 +461,22 @@ describe("leases this process left", () => {
 });
 
 describe("refresh(id) and other processes", () => {
+  it("a connection deleted and authorized anew elsewhere is used from then on, whatever the versions", async () => {
+    const store = memoryConnectionStore();
+    const connections = make(store);
+    await connect(connections);
+    await connections.refresh("user-42");
+    const latest = await connections.refresh("user-42");
+    // Another process: deleted, then a new authorization (version 1 again, a later createdAt).
+    await store.delete("user-42");
+    await new Promise((r) => setTimeout(r, 2));
+    const anew = await connect(make(store));
+    expect(anew.version).toBeLessThan(latest.version);
+    const token = connections.token("user-42");
+    expect(await token({ rejected: latest.idToken, signal: undefined })).toBe(anew.idToken);
+    expect(await token()).toBe(anew.idToken);
+  });
+
   it("refresh(id) joining a proactive call that found another process's lease waits for that process's pair", async () => {
     const h = hookedStore();
     const connections = make(h.store, { refreshBeforeMs: 300_000, leaseMs: 1_000 });
@@ -477,11 +493,14 @@ describe("refresh(id) and other processes", () => {
     const proactive = connections.token("user-42")();
     await until(() => n === 2);
     const before = stats();
-    const refreshing = connections.refresh("user-42");
+    let settled = false;
+    const refreshing = connections.refresh("user-42").finally(() => (settled = true));
     await until(() => n === 3);
     await new Promise((r) => setTimeout(r, 20));
     release();
     expect(await proactive).toBe(connection.idToken);
+    // refresh(id) now waits for the other process.
+    await until(() => settled || n > 5);
     await writeAsOther(h.inner, "user-42", { lease: undefined, idToken: "from-the-other-host", expiresAt: Date.now() + 3_600_000 });
     expect((await refreshing).idToken).toBe("from-the-other-host");
     expect(stats().refreshes).toBe(before.refreshes);
