@@ -29,6 +29,7 @@ export class FdxAuthError extends FdxError {
 
   constructor(init: FdxAuthErrorInit) {
     // An IdP's text can be long or hostile: the message is cut (after redaction, which the callers did), the fields are whole.
+    // Stryker disable next-line ArrayDeclaration: the callers redacted the text already; this clip only cuts, so its list of secrets is empty
     super(clip(init.errorDescription ? `${init.error}: ${init.errorDescription}` : init.error, []), { cause: init.cause });
     this.error = init.error;
     this.errorDescription = init.errorDescription;

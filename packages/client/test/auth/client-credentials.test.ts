@@ -75,7 +75,9 @@ describe("caching", () => {
     expect(await tokens()).toBe("at-1");
     vi.setSystemTime(start + 3_569_000); // 31 s before expiry: still good
     expect(await tokens()).toBe("at-1");
-    vi.setSystemTime(start + 3_571_000); // inside the 30 s margin
+    vi.setSystemTime(start + 3_569_999);
+    expect(await tokens()).toBe("at-1");
+    vi.setSystemTime(start + 3_570_000); // exactly 30 s before expiry: renewed
     expect(await tokens()).toBe("at-2");
     expect(seen).toHaveLength(2);
   });

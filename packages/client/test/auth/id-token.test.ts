@@ -34,6 +34,12 @@ describe("readIdToken", () => {
     expect(readIdToken(jwt({ ...good, exp: 1 }), checks).exp).toBe(1);
   });
 
+  it("refuses a sub that is missing, empty or not a string", () => {
+    for (const sub of [undefined, "", 42, ["s"]]) {
+      expect([sub, failure(() => readIdToken(jwt({ ...good, sub }), checks))]).toEqual([sub, "its sub is missing"]);
+    }
+  });
+
   it("compares with the refreshed token only the claims it had", () => {
     expect(readIdToken(jwt(good), { ...checks, previous: {} })).toMatchObject(good);
     expect(readIdToken(jwt(good), { ...checks, previous: { iss: "/iss", sub: "s", aud: "c" } })).toMatchObject(good);
