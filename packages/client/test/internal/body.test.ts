@@ -95,7 +95,7 @@ describe("maxDownloadBytes", () => {
     const error = await drain(document.body).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxResponseError);
     expect((error as FdxResponseError).status).toBe(200);
-    expect((error as FdxResponseError).issues[0]!.message).toBe(`the document is larger than maxDownloadBytes (${MiB} bytes)`);
+    expect((error as FdxResponseError).issues).toEqual([{ path: "", message: `the document is larger than maxDownloadBytes (${MiB} bytes)` }]);
     // arrayBuffer() is held to the same limit: no 16 MiB in memory.
     await expect((await client.statements.download("/s.pdf", { maxDownloadBytes: MiB })).arrayBuffer()).rejects.toBeInstanceOf(FdxResponseError);
   });

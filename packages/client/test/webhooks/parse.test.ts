@@ -196,6 +196,17 @@ describe("parseNotification: rejections", () => {
     expect(rejection(deep).issues[0]?.message).toMatch(/nested deeper/);
   });
 
+  it("accepts a body 64 levels deep, and rejects one 65 levels deep, naming no path", () => {
+    // The notification is level 1, `extra` level 2: 63 nested arrays reach level 64.
+    const nestedBody = (arrays: number) => {
+      const n = copyOf(consentNotification);
+      n.extra = JSON.parse("[".repeat(arrays) + "]".repeat(arrays));
+      return JSON.stringify(n);
+    };
+    expect(parseNotification(nestedBody(63)).extra).toBeDefined();
+    expect(rejection(nestedBody(64)).issues).toEqual([{ path: "", message: "body is nested deeper than 64 levels" }]);
+  });
+
   it("rejects a cyclic object instead of overflowing the stack", () => {
     const n = copyOf(consentNotification);
     n.self = n;
