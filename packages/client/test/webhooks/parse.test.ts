@@ -203,7 +203,7 @@ describe("parseNotification: rejections", () => {
       n.extra = JSON.parse("[".repeat(arrays) + "]".repeat(arrays));
       return JSON.stringify(n);
     };
-    expect(parseNotification(nestedBody(63)).extra).toBeDefined();
+    expect(parseNotification(nestedBody(63))).toHaveProperty("extra");
     expect(rejection(nestedBody(64)).issues).toEqual([{ path: "", message: "body is nested deeper than 64 levels" }]);
   });
 
