@@ -15,6 +15,8 @@ import {
   FdxNotFoundError,
   FdxNotImplementedError,
   FdxUnauthorizedError,
+  FdxResponseError,
+  FdxValidationError,
 } from "../../src/index.js";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -72,8 +74,34 @@ describe("FdxError family", () => {
     expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down", interactionId: undefined });
   });
 
-  it("gives abort errors the platform name AbortError", () => {
+  it("gives abort errors the platform name AbortError, and a message by default", () => {
     expect(new FdxAbortError().name).toBe("AbortError");
+    expect(new FdxAbortError().message).toBe("The request was aborted");
+  });
+
+  it("brands each instance with the kinds of its class chain, which another copy of the package reads", () => {
+    const brand = Symbol.for("fdxkit.error.kinds");
+    const kinds = (e: unknown) => (e as Record<symbol, unknown>)[brand];
+    expect(kinds(new FdxTimeoutError("timed out"))).toEqual(["FdxTimeoutError", "FdxConnectionError", "FdxError"]);
+    expect(kinds(new FdxAbortError())).toEqual(["FdxAbortError", "FdxError"]);
+    // An app's subclass without a kind of its own does not claim its parent's twice.
+    class AppError extends FdxConnectionError {}
+    expect(kinds(new AppError("down"))).toEqual(["FdxConnectionError", "FdxError"]);
+  });
+
+  it("has no cause when the options hold an undefined one (a cause dropped by redaction)", () => {
+    const e = new FdxResponseError(200, [{ path: "", message: "body is not valid JSON" }], { cause: undefined, interactionId: "iid-1" });
+    expect("cause" in e).toBe(false);
+    expect(e.interactionId).toBe("iid-1");
+  });
+
+  it("spells the issues out in the message, separated by semicolons", () => {
+    const issues = [
+      { path: "", message: "body is not valid JSON" },
+      { path: "accounts.0.id", message: "must be a string" },
+    ];
+    expect(new FdxResponseError(200, issues).message).toBe("Unexpected response (HTTP 200): body is not valid JSON; accounts.0.id: must be a string");
+    expect(new FdxValidationError(issues.slice(1)).message).toBe("Invalid input: accounts.0.id: must be a string");
   });
 
   it("holds the FDX contract codes as strings", () => {
@@ -243,6 +271,27 @@ describe("bodies no spec describes", () => {
     expect(e.message).toBe("Bad Gateway");
     expect(e.message).not.toContain("<");
     expect(e.body).toBe(page);
+  });
+
+  it("markup is left out even when it is not served as HTML", async () => {
+    on("get", MAINT, () => HttpResponse.text("<h1>Bad Gateway</h1>", { status: 502, statusText: "Bad Gateway" }));
+    const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxApiError;
+    expect(e.message).toBe("Bad Gateway");
+    expect(e.body).toBe("<h1>Bad Gateway</h1>");
+  });
+
+  it("a body served as HTML or XML gives the status text, even when it does not start with markup", async () => {
+    for (const type of ["text/html; charset=utf-8", "application/xml"]) {
+      on("get", MAINT, () => new HttpResponse("Upstream timed out", { status: 502, statusText: "Bad Gateway", headers: { "content-type": type } }));
+      const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxApiError;
+      expect(e.message).toBe("Bad Gateway");
+    }
+  });
+
+  it("a plain-text body is the message, without the whitespace around it", async () => {
+    on("get", MAINT, () => HttpResponse.text("  \n Upstream timed out \n", { status: 502, statusText: "Bad Gateway" }));
+    const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxApiError;
+    expect(e.message).toBe("Upstream timed out");
   });
 
   it("an empty body gives the status text", async () => {

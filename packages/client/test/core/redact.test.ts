@@ -102,8 +102,75 @@ describe("redactValue", () => {
   });
 });
 
+describe("redactValue: depth", () => {
+  const secrets = ["s3cr3t-token"];
+  const nested = (levels: number, inner: unknown) => {
+    let value = inner;
+    for (let i = 0; i < levels; i++) value = { a: value };
+    return value;
+  };
+
+  it("with no secret to look for, hands the value back as it is", () => {
+    const value = { a: ["s3cr3t-token"] };
+    expect(redactValue(value, [])).toBe(value);
+  });
+
+  it("redacts down to an object 32 levels below the top", () => {
+    // The innermost object is 32 levels down; its string is redacted.
+    expect(JSON.stringify(redactValue(nested(32, { s: "s3cr3t-token" }), secrets))).not.toContain("s3cr3t-token");
+  });
+
+  it("stops below that, so a hostile nesting cannot overflow the stack", () => {
+    const deep = nested(200_000, "s3cr3t-token");
+    expect(() => redactValue(deep, secrets)).not.toThrow();
+  });
+});
+
 describe("redactCause", () => {
   const secrets = ["s3cr3t-token"];
+
+  it("keeps a cause of null as it is", () => {
+    expect(redactCause(null, secrets)).toBeNull();
+  });
+
+  it("drops a symbol whose description names a secret", () => {
+    expect(redactCause(Symbol("s3cr3t-token"), secrets)).toBeUndefined();
+  });
+
+  it("finds a secret that only the stack names", () => {
+    const cause = new Error("fetch failed");
+    cause.stack = "Error: fetch failed\n    at get (https://api.test/x?access_token=s3cr3t-token)";
+    const copy = redactCause(cause, secrets) as Error;
+    expect(copy).not.toBe(cause);
+    expect(copy.stack).toBe("Error: fetch failed\n    at get (https://api.test/x?access_token=[redacted])");
+  });
+
+  it("gives a copy no cause when the error had none", () => {
+    const copy = redactCause(new Error("saw s3cr3t-token"), secrets) as Error;
+    expect(copy.message).toBe("saw [redacted]");
+    expect("cause" in copy).toBe(false);
+  });
+
+  it("copies an error that is its own cause five deep, without looping", () => {
+    const cause = new Error("loop");
+    cause.cause = cause;
+    const copy = redactCause(cause, secrets) as Error;
+    const messages: string[] = [];
+    for (let e: unknown = copy; e instanceof Error; e = e.cause) messages.push(e.message);
+    expect(messages).toEqual(["loop", "loop", "loop", "loop", "loop"]);
+  });
+
+  it("keeps a clean chain of five causes as it is, and copies a longer one, whose end no one looked at", () => {
+    const chain = (length: number) => {
+      let e = new Error(`level ${length - 1}`);
+      for (let i = length - 2; i >= 0; i--) e = new Error(`level ${i}`, { cause: e });
+      return e;
+    };
+    const five = chain(5);
+    expect(redactCause(five, secrets)).toBe(five);
+    const six = chain(6);
+    expect(redactCause(six, secrets)).not.toBe(six);
+  });
 
   it("keeps a cause that names no secret as the very same object", () => {
     const cause = new TypeError("fetch failed");

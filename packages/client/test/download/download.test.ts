@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, FdxAbortError, FdxApiError, FdxConnectionError, FdxInternalServerError, FdxLinkError, FdxNotFoundError, FdxTimeoutError, FdxValidationError, type Statement } from "../../src/index.js";
 import { type Handler, json, startServer, type TestServer } from "../support/statements.js";
+import { rejectionOf } from "../support/http.js";
 
 const PDF = Buffer.from("%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n");
 
@@ -101,6 +102,32 @@ describe("what is requested", () => {
     await (await statements.download(statement, { accept: "image/jpeg,application/pdf" })).arrayBuffer();
     await (await statements.download(statement, { accept: "image/jpeg" })).arrayBuffer();
     expect(server.urls()).toEqual(["/products/doc.png", "/products/doc.pdf", "/products/doc.txt"]);
+  });
+
+  it("takes a link that offers the wanted type among others", async () => {
+    const server = await serve(pdf);
+    const statement = {
+      links: [
+        { href: "/products/doc.html", types: ["text/html"] },
+        { href: "/products/doc", types: ["text/html", "application/pdf"] },
+      ],
+    };
+    await (await clientFor(server).statements.download(statement)).arrayBuffer();
+    expect(server.urls()).toEqual(["/products/doc"]);
+  });
+
+  it("refuses a statement's link to another origin, the token redacted from its href when the token is a string", async () => {
+    const server = await serve(pdf);
+    const statement = { links: [{ href: "https://elsewhere.test/doc.pdf?access_token=tkn-secret" }] };
+    const error = (await rejectionOf(clientFor(server).statements.download(statement))) as FdxLinkError;
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect(error.href).toBe("https://elsewhere.test/doc.pdf?access_token=[redacted]");
+    // A token function's tokens are not known when the link is read: the link is refused all the same.
+    const withFunction = createClient({ baseUrl: server.origin, productsUrl: `${server.origin}/products/`, token: async () => "tkn-secret", maxRetries: 0 });
+    const refused = (await rejectionOf(withFunction.statements.download({ links: [{ href: "https://elsewhere.test/doc.pdf" }] }))) as FdxLinkError;
+    expect(refused).toBeInstanceOf(FdxLinkError);
+    expect(refused.href).toBe("https://elsewhere.test/doc.pdf");
+    expect(server.received).toHaveLength(0);
   });
 
   it("falls back to the statement's ids when none of its links is usable", async () => {

@@ -95,7 +95,7 @@ describe("maxDownloadBytes", () => {
     const error = await drain(document.body).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxResponseError);
     expect((error as FdxResponseError).status).toBe(200);
-    expect((error as FdxResponseError).issues[0]!.message).toBe(`the document is larger than maxDownloadBytes (${MiB} bytes)`);
+    expect((error as FdxResponseError).issues).toEqual([{ path: "", message: `the document is larger than maxDownloadBytes (${MiB} bytes)` }]);
     // arrayBuffer() is held to the same limit: no 16 MiB in memory.
     await expect((await client.statements.download("/s.pdf", { maxDownloadBytes: MiB })).arrayBuffer()).rejects.toBeInstanceOf(FdxResponseError);
   });
@@ -111,7 +111,9 @@ describe("maxDownloadBytes", () => {
   it("refuses a limit that is not an integer >= 1, on the client and on a call", async () => {
     const client = await clientFor((_req, res) => res.end());
     for (const bad of [0, -1, 1.5, "10", Number.NaN]) {
-      expect(() => createClient({ baseUrl: "https://x.test", token: "t", maxDownloadBytes: bad as number })).toThrow(FdxValidationError);
+      expect(() => createClient({ baseUrl: "https://x.test", token: "t", maxDownloadBytes: bad as number })).toThrow(
+        expect.objectContaining({ issues: [{ path: "maxDownloadBytes", message: "must be an integer >= 1" }] }),
+      );
       const error = (await client.statements.download("/s.pdf", { maxDownloadBytes: bad as number }).catch((e: unknown) => e)) as FdxValidationError;
       expect(error).toBeInstanceOf(FdxValidationError);
       expect(error.issues).toEqual([{ path: "maxDownloadBytes", message: "must be an integer >= 1" }]);

@@ -3,7 +3,7 @@
 // the origin named; anything else is FdxLinkError, not retried.
 import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient, FdxLinkError } from "../../src/index.js";
+import { createClient, FdxBadRequestError, FdxLinkError } from "../../src/index.js";
 import { startServer, type Handler, type TestServer } from "../support/statements.js";
 import { rejectionOf, useMsw } from "../support/http.js";
 
@@ -78,6 +78,55 @@ describe("redirects of a download", () => {
     expect(other.received[0]!.headers.accept).toBe("application/pdf");
   });
 
+  it("sends the token on every hop that stays on the origin named", async () => {
+    const server = await serve(chain(3));
+    expect(Buffer.from(await (await clientFor(server).statements.download("/hop/0")).arrayBuffer())).toEqual(PDF);
+    expect(server.received.map((r) => [r.url, r.headers.authorization])).toEqual(
+      ["/hop/0", "/hop/1", "/hop/2", "/hop/3"].map((url) => [url, `Bearer ${TOKEN}`]),
+    );
+  });
+
+  it("follows a 300 (Multiple Choices) that names a Location", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/s.pdf") res.writeHead(300, { location: "/choice.pdf" }).end();
+      else res.writeHead(200, { "content-type": "application/pdf" }).end(PDF);
+    });
+    expect(Buffer.from(await (await clientFor(server).statements.download("/s.pdf")).arrayBuffer())).toEqual(PDF);
+    expect(server.urls()).toEqual(["/s.pdf", "/choice.pdf"]);
+  });
+
+  it("stops at the first answer that is not a 3xx, even one with a Location", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/s.pdf") res.writeHead(302, { location: "/final.pdf" }).end();
+      else res.writeHead(200, { "content-type": "application/pdf", location: "/elsewhere.pdf" }).end(PDF);
+    });
+    expect(Buffer.from(await (await clientFor(server).statements.download("/s.pdf")).arrayBuffer())).toEqual(PDF);
+    expect(server.urls()).toEqual(["/s.pdf", "/final.pdf"]);
+  });
+
+  it("answers a 400 after a hop with its error, and does not follow the 400's Location", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/s.pdf") res.writeHead(302, { location: "/bad.pdf" }).end();
+      else res.writeHead(400, { "content-type": "application/json", location: "/elsewhere.pdf" }).end(JSON.stringify({ code: "1107", message: "Bad date range" }));
+    });
+    const error = await rejectionOf(clientFor(server).statements.download("/s.pdf"));
+    expect(error).toBeInstanceOf(FdxBadRequestError);
+    expect(error).toMatchObject({ status: 400, code: "1107", message: "Bad date range" });
+    expect(server.urls()).toEqual(["/s.pdf", "/bad.pdf"]);
+  });
+
+  it.each([
+    ["a user name only", "http://user@127.0.0.1/x"],
+    ["a password only", "http://:pass@127.0.0.1/x"],
+  ])("refuses a redirect whose URL carries %s", async (_, location) => {
+    const server = await serve((_req, res) => res.writeHead(302, { location }).end());
+    const error = (await rejectionOf(clientFor(server).statements.download("/s.pdf"))) as FdxLinkError;
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect(error.message).toContain("it carries credentials");
+    expect(error.href).toBe(location);
+    expect(server.urls()).toEqual(["/s.pdf"]);
+  });
+
   it("redacts the token from a Location that carries it", async () => {
     const server = await serve((_req, res) => res.writeHead(302, { location: `file:///x?access_token=${TOKEN}` }).end());
     const error = (await rejectionOf(clientFor(server).statements.download("/s.pdf"))) as FdxLinkError;
@@ -102,6 +151,20 @@ describe("from https: down to http:", () => {
     expect(error).toBeInstanceOf(FdxLinkError);
     expect(error.message).toContain("it leaves https: for http:");
     expect(plain).toBe(0);
+  });
+});
+
+describe("from https: to https:", () => {
+  const { seen, on } = useMsw();
+  it("is followed to another origin, without the token and without the Location's fragment", async () => {
+    on("get", "https://docs.test/s.pdf", () => new HttpResponse(null, { status: 302, headers: { location: "https://cdn.test/files/s.pdf#page=2" } }));
+    on("get", "https://cdn.test/files/s.pdf", () => new HttpResponse(PDF, { headers: { "content-type": "application/pdf" } }));
+    const client = createClient({ baseUrl: "https://docs.test", token: TOKEN, maxRetries: 2 });
+    expect(Buffer.from(await (await client.statements.download("/s.pdf")).arrayBuffer())).toEqual(PDF);
+    expect(seen.map((r) => [r.url, r.headers.authorization])).toEqual([
+      ["https://docs.test/s.pdf", `Bearer ${TOKEN}`],
+      ["https://cdn.test/files/s.pdf", undefined],
+    ]);
   });
 });
 

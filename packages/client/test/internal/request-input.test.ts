@@ -68,6 +68,9 @@ describe("createClient", () => {
     [{ maxResponseBytes: 0 }, [{ path: "maxResponseBytes", message: "must be an integer >= 1" }]],
     [{ productsUrl: "https://x.test/p?q=1" }, [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }]],
     [{ productsUrl: 7 }, [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }]],
+    // A URL object is no string, though it would parse.
+    [{ productsUrl: new URL("https://x.test/p") }, [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }]],
+    [{ maxDownloadBytes: 0.5 }, [{ path: "maxDownloadBytes", message: "must be an integer >= 1" }]],
   ])("refuses %j, naming the option", (options, expected) => {
     expect(issues(options)).toEqual(expected);
   });

@@ -98,6 +98,7 @@ describe("interaction ids", () => {
       const route = req.url?.split("/").pop();
       if (route === "empty") return res.writeHead(200, { "content-type": "application/json" }).end();
       if (route === "big") return res.writeHead(200, { "content-type": "application/json" }).end(`"${"x".repeat(64)}"`);
+      if (route === "array") return res.writeHead(200, { "content-type": "application/json" }).end("[]");
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"id":');
       // "stall" sends nothing more; "cut" drops the connection mid-body.
@@ -126,6 +127,12 @@ describe("interaction ids", () => {
     const big = (await rejectionOf(c.consents.get("big", { interactionId: "i-big" }))) as FdxResponseError;
     expect(big.issues).toEqual([{ path: "", message: "response body is larger than maxResponseBytes (32 bytes)" }]);
     expect(big.interactionId).toBe("i-big");
+
+    const array = (await rejectionOf(c.consents.get("array", { interactionId: "i-array" }))) as FdxResponseError;
+    expect(array).toBeInstanceOf(FdxResponseError);
+    expect(array.message).toBe("Unexpected response (HTTP 200): response body must be a JSON object");
+    expect(array.issues).toEqual([{ path: "", message: "response body must be a JSON object" }]);
+    expect(array.interactionId).toBe("i-array");
   });
 });
 

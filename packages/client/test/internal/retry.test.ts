@@ -26,13 +26,15 @@ describe("Retry-After", () => {
     ["0", 0],
     ["1", 1_000],
     [" 120 ", 120_000],
+    ["1.25", 1_250],
+    ["0.5", 500],
     ["Sat, 01 Jun 2024 12:00:05 GMT", 5_000],
     ["Sat, 01 Jun 2024 11:00:00 GMT", 0],
   ])("%j → %i ms", (value, ms) => {
     expect(parseRetryAfter(value, now)).toBe(ms);
   });
 
-  it.each([null, undefined, "", "soon", "-5"])("%j is ignored", (value) => {
+  it.each([null, undefined, "", "soon", "-5", "30s"])("%j is ignored", (value) => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
   });
 });

@@ -92,9 +92,12 @@ describe("valid input reaches the server, exactly", () => {
   it.each(["http://localhost:3000/h", "http://127.0.0.1/h", "http://[::1]:8080/h"])(
     "allowInsecureCallbackUrls permits the loopback URL %s",
     async (callbackUrl) => {
-      await devClient.subscriptions.create({ ...valid, callbackUrl });
+      // Clients made inside the test: what createClient reads of the option then counts as this test's (mutation/vitest.config.ts).
+      const options = { baseUrl: BASE, token: TOKEN, maxRetries: 0 };
+      await createClient({ ...options, allowInsecureCallbackUrls: true }).subscriptions.create({ ...valid, callbackUrl });
       expect(JSON.parse(seen[0]!.body).callbackUrl).toBe(callbackUrl);
-      await expectRejected(client.subscriptions.create({ ...valid, callbackUrl }), "callbackUrl");
+      await expectRejected(createClient(options).subscriptions.create({ ...valid, callbackUrl }), "callbackUrl");
+      await expectRejected(createClient({ ...options, allowInsecureCallbackUrls: false }).subscriptions.create({ ...valid, callbackUrl }), "callbackUrl");
     },
   );
 });

@@ -87,6 +87,7 @@ describe("createWebhookHandler, called directly", () => {
     ["Application/JSON;charset=UTF-8", 200],
     ["application/cloudevents+json", 200],
     ["application/merge-patch+json; charset=utf-8", 200],
+    ["application/json ; charset=utf-8", 200],
     ["text/plain", 415],
     ["text/json", 415],
     ["application/x-www-form-urlencoded", 415],

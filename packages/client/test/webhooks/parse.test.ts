@@ -170,6 +170,7 @@ describe("parseNotification: rejections", () => {
     ["subscriber.name", (n: any) => (n.subscriber.name = { first: "a" }), "must be a string"],
     ["publisher", (n: any) => (n.publisher = "Example Bank"), "must be an object"],
     ["url.href", (n: any) => (n.url.href = null), "must be a string"],
+    ["url.types.1", (n: any) => n.url.types.push(5), "must be a string"],
     ["url.action", (n: any) => (n.url.action = 1), "must be a string"],
   ])("has a wrong type at %s", (path, change, message) => {
     const n = copyOf(consentNotification);
@@ -193,6 +194,17 @@ describe("parseNotification: rejections", () => {
     expect(rejection(JSON.stringify(n)).issues[0]?.message).toMatch(/nested deeper/);
     const deep = "[".repeat(200_000) + "]".repeat(200_000);
     expect(rejection(deep).issues[0]?.message).toMatch(/nested deeper/);
+  });
+
+  it("accepts a body 64 levels deep, and rejects one 65 levels deep, naming no path", () => {
+    // The notification is level 1, `extra` level 2: 63 nested arrays reach level 64.
+    const nestedBody = (arrays: number) => {
+      const n = copyOf(consentNotification);
+      n.extra = JSON.parse("[".repeat(arrays) + "]".repeat(arrays));
+      return JSON.stringify(n);
+    };
+    expect(parseNotification(nestedBody(63))).toHaveProperty("extra");
+    expect(rejection(nestedBody(64)).issues).toEqual([{ path: "", message: "body is nested deeper than 64 levels" }]);
   });
 
   it("rejects a cyclic object instead of overflowing the stack", () => {
@@ -243,6 +255,31 @@ describe("parseNotification: a body of many bad fields", () => {
       { path: "notificationPayload.url.types.1", message: "must be a string" },
       { path: "notificationPayload.url.types.3", message: "must be a string" },
     ]);
+  });
+
+  // The bad members are looked for past the first 20 members, not among them only.
+  it.each([
+    ["url.types", (n: any, members: unknown[]) => (n.url.types = members)],
+    ["notificationPayload.url.types", (n: any, members: unknown[]) => (n.notificationPayload.url.types = members)],
+    ["notificationPayload.customFields", (n: any, members: unknown[]) => (n.notificationPayload.customFields = members)],
+  ])("names a bad member of %s that follows 25 good ones, at its own index", (path, set) => {
+    const n = copyOf(consentNotification);
+    const good = path.endsWith("types") ? "application/json" : { name: "reason", value: "user request" };
+    set(n, [...Array.from({ length: 25 }, () => good), 404, good]);
+    expect(rejection(n).issues).toEqual([{ path: `${path}.25`, message: path.endsWith("types") ? "must be a string" : "must be an object" }]);
+  });
+
+  // Past some 100 000 issues zod's own `push(...issues)` overflows the stack:
+  // each long array must be cut down before zod sees it.
+  it.each([
+    ["url.types", (n: any, members: unknown[]) => (n.url.types = members)],
+    ["notificationPayload.url.types", (n: any, members: unknown[]) => (n.notificationPayload.url.types = members)],
+    ["notificationPayload.customFields", (n: any, members: unknown[]) => (n.notificationPayload.customFields = members)],
+  ])("names the first 20 of a million bad members of %s, and throws FdxWebhookError (not RangeError)", (path, set) => {
+    const n = copyOf(consentNotification);
+    set(n, Array.from({ length: 1_000_000 }, () => 0));
+    const error = rejection(JSON.stringify(n));
+    expect(error.issues.map((i) => i.path)).toEqual(Array.from({ length: 20 }, (_, i) => `${path}.${i}`));
   });
 
   it("keeps at most 20 issues from wherever they come", () => {
