@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createClient, FdxAbortError, FdxError, FdxUnauthorizedError, type TokenContext } from "../../src/index.js";
+import { createClient, FdxAbortError, FdxError, FdxUnauthorizedError, FdxValidationError, type TokenContext } from "../../src/index.js";
 import { BASE, rejectionOf, useMsw } from "../support/http.js";
 
 const { on, seen } = useMsw();
@@ -144,6 +144,15 @@ describe("the token function", () => {
     expect((error as FdxAbortError).cause).toBe(reason);
     expect(calls).toEqual([]);
     expect(onRequest).not.toHaveBeenCalled();
+    expect(seen).toHaveLength(0);
+  });
+
+  it("a value that cannot go in a header is refused before the first attempt, even with no retry left", async () => {
+    const { fn } = tokens("abc\ndef-secret");
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, maxRetries: 0 }).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "token", message: "is not a valid HTTP header value" }]);
+    expect(String(error)).not.toContain("def-secret");
     expect(seen).toHaveLength(0);
   });
 
