@@ -6,21 +6,24 @@ import { rejectionOf } from "../support/http.js";
 import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, expectClean, jwt, renderings, startIdp, type TestIdp } from "../support/idp.js";
 
 let idp: TestIdp;
-let auth: AuthClient;
 beforeAll(async () => {
   idp = await startIdp();
 });
 afterAll(() => idp.close());
+const make = (extra: Partial<Parameters<typeof createAuthClient>[0]> = {}) =>
+  createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, ...extra });
+// Each test makes its own default client, in the test and not in a hook: if createAuthClient
+// refused good options, each test would fail on it, where a failing beforeAll only skips the
+// file's tests (which mutation testing counts as passed); and a client made outside a test is
+// code no test covers, so mutation testing would not run the tests that use it.
+let shared: AuthClient | undefined;
+const auth = () => (shared ??= make());
 afterEach(() => {
+  shared = undefined;
   idp.override = undefined;
   idp.extraClaims = {};
   idp.bodies.length = 0;
   idp.headers.length = 0;
-});
-const make = (extra: Partial<Parameters<typeof createAuthClient>[0]> = {}) =>
-  createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, ...extra });
-beforeAll(() => {
-  auth = make();
 });
 
 const s256 = async (v: string) => Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(v))).toString("base64url");
@@ -33,8 +36,8 @@ async function expectCleanError(error: unknown, secrets: string[]) {
 
 describe("authorizationUrl", () => {
   it("sends response_type, the configured redirect_uri, a fresh 256-bit state and nonce, and a PKCE S256 challenge", async () => {
-    const a = await auth.authorizationUrl({ connector: "mikomo", prompt: "consent", loginHint: "jo", extraParams: { ui_locales: "fr" } });
-    const b = await auth.authorizationUrl({ connector: "mikomo" });
+    const a = await auth().authorizationUrl({ connector: "mikomo", prompt: "consent", loginHint: "jo", extraParams: { ui_locales: "fr" } });
+    const b = await auth().authorizationUrl({ connector: "mikomo" });
     const url = new URL(a.url);
     expect(url.origin + url.pathname).toBe(`${idp.url}/auth`);
     const q = url.searchParams;
@@ -81,10 +84,10 @@ describe("authorizationUrl", () => {
   });
 
   it("takes a scope list and refuses bad input before anything is sent", async () => {
-    const a = await auth.authorizationUrl({ connector: "c", scope: ["openid"] });
+    const a = await auth().authorizationUrl({ connector: "c", scope: ["openid"] });
     expect(new URL(a.url).searchParams.get("scope")).toBe("openid");
-    for (const bad of [{ connector: "" }, { connector: "c", scope: [""] }, { connector: "c", scope: "openid" }, { connector: "c", loginHint: 2 }, { connector: "c", scope: ["a b"] }, { connector: "c", extraParams: { state: "x" } }, { connector: "c", prompt: 1 }, { connector: "c", extraParams: { x: 1 } }]) {
-      expect(await rejectionOf(auth.authorizationUrl(bad as never))).toBeInstanceOf(FdxValidationError);
+    for (const bad of [{ connector: "" }, { connector: "c", scope: [""] }, { connector: "c", scope: "openid" }, { connector: "c", loginHint: 2 }, { connector: "c", scope: ["a b"] }, { connector: "c", scope: ["openid", 5] }, { connector: "c", scope: ["openid", ""] }, { connector: "c", extraParams: { state: "x" } }, { connector: "c", prompt: 1 }, { connector: "c", extraParams: { x: 1 } }]) {
+      expect(await rejectionOf(auth().authorizationUrl(bad as never))).toBeInstanceOf(FdxValidationError);
     }
   });
 });
@@ -148,17 +151,20 @@ describe("createAuthClient options", () => {
 
 describe("exchangeCode", () => {
   it("exchanges the code with HTTP Basic (id and secret form-encoded first) and the configured redirect_uri", async () => {
-    const req = await auth.authorizationUrl({ connector: "mikomo" });
+    const req = await auth().authorizationUrl({ connector: "mikomo" });
     // The browser came back on another path and port: the redirect_uri sent is still the configured one.
     const landed = new URL(idp.callback(req.url, { accounts: ["a1", "a2"], grantId: "consent-9" }));
     const callback = `http://127.0.0.1:8080/elsewhere${landed.search}`;
-    const set = await auth.exchangeCode(callback, req);
+    const set = await auth().exchangeCode(callback, req);
     expect(set).toMatchObject({ subject: "user-sub-1", accounts: ["a1", "a2"], connector: "mikomo", consentId: "consent-9" });
     expect(set.claims.nonce).toBe(req.nonce);
     expect(set.expiresAt).toBe((set.claims.exp as number) * 1000);
     expect(set.refreshToken).toMatch(/^rt-/);
     const form = new URLSearchParams(idp.bodies.at(-1));
     expect(Object.fromEntries(form)).toEqual({ grant_type: "authorization_code", code: landed.searchParams.get("code"), redirect_uri: REDIRECT_URI, code_verifier: req.codeVerifier });
+    expect(idp.headers.at(-1)!["content-type"]).toBe("application/x-www-form-urlencoded");
+    // The IdP is no FDX API: no FAPI interaction id goes to it.
+    expect(idp.headers.at(-1)!["x-fapi-interaction-id"]).toBeUndefined();
     expect(idp.headers.at(-1)!.authorization).toBe(`Basic ${Buffer.from(`${encodeURIComponent(CLIENT_ID).replace(/%20/g, "+")}:${new URLSearchParams([["", CLIENT_SECRET]]).toString().slice(1)}`).toString("base64")}`);
   });
 
@@ -172,28 +178,39 @@ describe("exchangeCode", () => {
     expect(form.get("client_secret")).toBe(CLIENT_SECRET);
   });
 
+  it("with client_secret_post, an error answer that echoes the form shows no client secret", async () => {
+    const post = make({ tokenEndpointAuth: "client_secret_post" });
+    const req = await post.authorizationUrl({ connector: "c" });
+    const callback = idp.callback(req.url);
+    await post.exchangeCode(callback, req);
+    // The code is spent: the hostile IdP's invalid_grant repeats the whole form, client_secret included.
+    const error = await rejectionOf(post.exchangeCode(callback, req));
+    expect(error).toMatchObject({ error: "invalid_grant", status: 400, errorDescription: expect.stringContaining("client_secret=[redacted]") });
+    await expectCleanError(error, [req.codeVerifier]);
+  });
+
   it("takes a token answer with no access_token, and keeps a connector-less, grant-less token's optional fields out", async () => {
     idp.extraClaims = { connectorId: undefined, grant_id: undefined, accounts: "not a list" };
-    const req = await auth.authorizationUrl({ connector: "c" });
-    const set = await auth.exchangeCode(idp.callback(req.url), req);
+    const req = await auth().authorizationUrl({ connector: "c" });
+    const set = await auth().exchangeCode(idp.callback(req.url), req);
     expect("connector" in set).toBe(false);
     expect("consentId" in set).toBe(false);
     expect(set.accounts).toEqual([]);
   });
 
   it("checks the nonce only when given", async () => {
-    const req = await auth.authorizationUrl({ connector: "c" });
-    const set = await auth.exchangeCode(idp.callback(req.url), { state: req.state, codeVerifier: req.codeVerifier });
+    const req = await auth().authorizationUrl({ connector: "c" });
+    const set = await auth().exchangeCode(idp.callback(req.url), { state: req.state, codeVerifier: req.codeVerifier });
     expect(set.subject).toBe("user-sub-1");
-    const req2 = await auth.authorizationUrl({ connector: "c" });
-    const error = await rejectionOf(auth.exchangeCode(idp.callback(req2.url), { ...req2, nonce: "another-nonce-value" }));
+    const req2 = await auth().authorizationUrl({ connector: "c" });
+    const error = await rejectionOf(auth().exchangeCode(idp.callback(req2.url), { ...req2, nonce: "another-nonce-value" }));
     expect(error).toMatchObject({ error: "invalid_id_token", errorDescription: expect.stringContaining("nonce") });
     await expectCleanError(error, [req2.codeVerifier, req2.nonce, "another-nonce-value"]);
   });
 
   it("requires state and codeVerifier", async () => {
     for (const checks of [{ state: "", codeVerifier: "v" }, { state: "s", codeVerifier: "" }, { state: "s", codeVerifier: "v", nonce: "" }, undefined]) {
-      const error = await rejectionOf(auth.exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never));
+      const error = await rejectionOf(auth().exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never));
       expect(error).toBeInstanceOf(FdxAuthError);
       expect(error).toMatchObject({ error: "invalid_request", status: undefined });
     }
@@ -203,14 +220,14 @@ describe("exchangeCode", () => {
 
 describe("bad input: a typed error, no secret, and no request where none is due", () => {
   const flow = async () => {
-    const req = await auth.authorizationUrl({ connector: "c" });
+    const req = await auth().authorizationUrl({ connector: "c" });
     const callback = new URL(idp.callback(req.url));
     return { req, callback, code: callback.searchParams.get("code")!, secrets: [req.codeVerifier, req.nonce, callback.searchParams.get("code")!] };
   };
   const callbackError = async (mutate: (url: URL) => void, expected: Record<string, unknown>) => {
     const { req, callback, secrets } = await flow();
     mutate(callback);
-    const error = await rejectionOf(auth.exchangeCode(callback.href, req));
+    const error = await rejectionOf(auth().exchangeCode(callback.href, req));
     expect(error).toBeInstanceOf(FdxAuthError);
     expect(error).toMatchObject({ status: undefined, ...expected });
     await expectCleanError(error, secrets);
@@ -234,7 +251,7 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     const { req, callback, code, secrets } = await flow();
     callback.searchParams.set("error", `server_error ${code}`);
     callback.searchParams.set("error_description", `code ${code} verifier ${req.codeVerifier}`);
-    const error = await rejectionOf(auth.exchangeCode(callback.href, req));
+    const error = await rejectionOf(auth().exchangeCode(callback.href, req));
     expect(error).toMatchObject({ error: "server_error [redacted]" });
     await expectCleanError(error, secrets);
   });
@@ -246,13 +263,13 @@ describe("bad input: a typed error, no secret, and no request where none is due"
   it("no code", () => callbackError((u) => u.searchParams.delete("code"), { error: "invalid_callback" }));
   it("a callback that is not a URL", async () => {
     const { req } = await flow();
-    expect(await rejectionOf(auth.exchangeCode("not a url", req))).toMatchObject({ error: "invalid_callback" });
+    expect(await rejectionOf(auth().exchangeCode("not a url", req))).toMatchObject({ error: "invalid_callback" });
   });
 
   const tokenError = async (setup: (f: Awaited<ReturnType<typeof flow>>) => void | Promise<void>, check: (error: unknown) => void, checks?: (f: Awaited<ReturnType<typeof flow>>) => { state: string; codeVerifier: string; nonce?: string }) => {
     const f = await flow();
     await setup(f);
-    const error = await rejectionOf(auth.exchangeCode(f.callback.href, checks ? checks(f) : f.req));
+    const error = await rejectionOf(auth().exchangeCode(f.callback.href, checks ? checks(f) : f.req));
     check(error);
     await expectCleanError(error, f.secrets);
     return error;
@@ -262,15 +279,15 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     const f = await flow();
     const long = "d".repeat(1000);
     idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: long })), true) : false);
-    const error = (await rejectionOf(auth.exchangeCode(f.callback.href, f.req))) as FdxAuthError;
+    const error = (await rejectionOf(auth().exchangeCode(f.callback.href, f.req))) as FdxAuthError;
     expect(error.message).toHaveLength(200);
     expect(error.message.endsWith("…")).toBe(true);
     expect(error.errorDescription).toBe(long);
   });
   it("a reused code", async () => {
     const f = await flow();
-    await auth.exchangeCode(f.callback.href, f.req);
-    const error = await rejectionOf(auth.exchangeCode(f.callback.href, f.req));
+    await auth().exchangeCode(f.callback.href, f.req);
+    const error = await rejectionOf(auth().exchangeCode(f.callback.href, f.req));
     expect(error).toMatchObject({ error: "invalid_grant", status: 400 });
     expect((error as FdxAuthError).errorDescription).toContain("[redacted]");
     await expectCleanError(error, f.secrets);
@@ -350,18 +367,18 @@ describe("bad input: a typed error, no secret, and no request where none is due"
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id_token: "x.y", refresh_token: "rt-orphan-123456789" }));
       return true;
     };
-    expect(await rejectionOf(auth.exchangeCode(f.callback.href, f.req))).toMatchObject({ error: "invalid_id_token" });
+    expect(await rejectionOf(auth().exchangeCode(f.callback.href, f.req))).toMatchObject({ error: "invalid_id_token" });
   });
   it("one audience with azp = our client id passes, and non-string accounts are dropped", async () => {
     const f = await flow();
     idToken(jwt({ ...good, azp: CLIENT_ID, accounts: ["a", 1, null, "b"] }))();
-    const set = await auth.exchangeCode(f.callback.href, { state: f.req.state, codeVerifier: f.req.codeVerifier });
+    const set = await auth().exchangeCode(f.callback.href, { state: f.req.state, codeVerifier: f.req.codeVerifier });
     expect(set.accounts).toEqual(["a", "b"]);
   });
   it("several audiences with azp = our client id pass", async () => {
     const f = await flow();
     idToken(jwt({ ...good, aud: ["other", CLIENT_ID], azp: CLIENT_ID }))();
-    const set = await auth.exchangeCode(f.callback.href, { state: f.req.state, codeVerifier: f.req.codeVerifier });
+    const set = await auth().exchangeCode(f.callback.href, { state: f.req.state, codeVerifier: f.req.codeVerifier });
     expect(set.refreshToken).toBe("rt-fresh-123456789");
   });
   it("a token endpoint that hangs times out", async () => {
@@ -375,46 +392,46 @@ describe("bad input: a typed error, no secret, and no request where none is due"
 
 describe("refresh and revoke", () => {
   const connect = async () => {
-    const req = await auth.authorizationUrl({ connector: "c" });
-    return auth.exchangeCode(idp.callback(req.url), req);
+    const req = await auth().authorizationUrl({ connector: "c" });
+    return auth().exchangeCode(idp.callback(req.url), req);
   };
   it("rotates the refresh token; the spent one is refused as invalid_request with no token in the error", async () => {
     const first = await connect();
-    const second = await auth.refresh(first.refreshToken, { previousClaims: first.claims });
+    const second = await auth().refresh(first.refreshToken, { previousClaims: first.claims });
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(second.subject).toBe(first.subject);
     expect(Object.fromEntries(new URLSearchParams(idp.bodies.at(-1)))).toEqual({ grant_type: "refresh_token", refresh_token: first.refreshToken });
-    const error = await rejectionOf(auth.refresh(first.refreshToken));
+    const error = await rejectionOf(auth().refresh(first.refreshToken));
     expect(error).toMatchObject({ error: "invalid_request", status: 400, errorDescription: expect.stringContaining("already been claimed") });
     await expectCleanError(error, [first.refreshToken]);
   });
   it("keeps the refresh token when the answer brings none", async () => {
     const first = await connect();
     idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id_token: jwt({ iss: ISSUER, sub: "s", aud: CLIENT_ID, exp: 2e9 }) })), true) : false);
-    expect((await auth.refresh(first.refreshToken)).refreshToken).toBe(first.refreshToken);
+    expect((await auth().refresh(first.refreshToken)).refreshToken).toBe(first.refreshToken);
   });
   for (const [claim, value] of [["sub", "another-user"], ["aud", [CLIENT_ID, "x"]], ["iss", "/sandbox2"]] as const) {
     it(`refuses a refresh whose ${claim} changed`, async () => {
       const first = await connect();
       const previousClaims = claim === "iss" ? { ...first.claims, iss: value } : first.claims;
       if (claim !== "iss") idp.extraClaims = { [claim]: value, azp: CLIENT_ID };
-      const error = await rejectionOf(auth.refresh(first.refreshToken, { previousClaims }));
+      const error = await rejectionOf(auth().refresh(first.refreshToken, { previousClaims }));
       expect(error).toMatchObject({ error: "invalid_id_token", errorDescription: expect.stringContaining(claim) });
     });
   }
   it("takes the same audiences in another order", async () => {
     const first = await connect();
     idp.extraClaims = { aud: ["x", CLIENT_ID], azp: CLIENT_ID };
-    const second = await auth.refresh(first.refreshToken, { previousClaims: { ...first.claims, aud: [CLIENT_ID, "x"] } });
+    const second = await auth().refresh(first.refreshToken, { previousClaims: { ...first.claims, aud: [CLIENT_ID, "x"] } });
     expect(second.claims.aud).toEqual(["x", CLIENT_ID]);
   });
   it("refuses an empty refresh token", async () => {
-    expect(await rejectionOf(auth.refresh(""))).toBeInstanceOf(FdxValidationError);
-    expect(await rejectionOf(auth.revoke(""))).toBeInstanceOf(FdxValidationError);
+    expect(await rejectionOf(auth().refresh(""))).toBeInstanceOf(FdxValidationError);
+    expect(await rejectionOf(auth().revoke(""))).toBeInstanceOf(FdxValidationError);
   });
   it("revokes with token_type_hint=refresh_token; a failure is a clean FdxAuthError", async () => {
     const set = await connect();
-    await auth.revoke(set.refreshToken);
+    await auth().revoke(set.refreshToken);
     expect(Object.fromEntries(new URLSearchParams(idp.bodies.at(-1)))).toEqual({ token: set.refreshToken, token_type_hint: "refresh_token" });
     expect(idp.revoked).toContain(set.refreshToken);
     const wrong = make({ clientSecret: "wrong-secret-value" });
@@ -427,7 +444,7 @@ describe("refresh and revoke", () => {
 describe("isSafeEndpoint", () => {
   it("takes https:, and http: only to a loopback host, never with credentials", () => {
     const safe = ["https://idp.example.com/x", "http://localhost:8080/x", "http://[::1]/x", "http://127.0.0.1/x", "http://127.200.3.4:9/x"];
-    const unsafe = [42, undefined, "not a url", "http://idp.example.com", "http://x.127.0.0.1", "http://127.0.0.1.evil.example", "http://10.0.0.1", "ftp://localhost", "https://user@idp.example.com", "https://:pass@idp.example.com", "https://u:p@idp.example.com"];
+    const unsafe = [42, undefined, new URL("https://idp.example.com/x"), "not a url", "http://idp.example.com", "http://x.127.0.0.1", "http://127.0.0.1.evil.example", "http://10.0.0.1", "ftp://localhost", "https://user@idp.example.com", "https://:pass@idp.example.com", "https://u:p@idp.example.com"];
     for (const value of safe) expect([value, isSafeEndpoint(value)]).toEqual([value, true]);
     for (const value of unsafe) expect([value, isSafeEndpoint(value)]).toEqual([value, false]);
   });
@@ -470,6 +487,8 @@ describe("option and input checks name each path and rule", () => {
       { path: "issuer", message: NON_EMPTY },
     ]);
     expect(issuesOf(() => createAuthClient({ ...base, issuer: "https://idp.example.com", expectedIssuer: 5 } as never))).toEqual([{ path: "expectedIssuer", message: NON_EMPTY }]);
+    const endpoints = { authorization: "https://a.example/auth", token: "https://a.example/token" };
+    expect(issuesOf(() => createAuthClient({ ...base, issuer: 5, endpoints } as never))).toEqual([{ path: "issuer", message: NON_EMPTY }]);
     expect(issuesOf(() => createAuthClient({ ...base, clientId: "", issuer: "https://idp.example.com", timeoutMs: -1 }))).toEqual([
       { path: "clientId", message: NON_EMPTY },
       { path: "timeoutMs", message: "must be an integer > 0" },
@@ -483,7 +502,7 @@ describe("option and input checks name each path and rule", () => {
   });
 
   it("authorizationUrl lists every bad input", async () => {
-    expect(await asyncIssuesOf(auth.authorizationUrl({ connector: "", scope: "openid", prompt: 1, loginHint: 2, extraParams: { x: 1, state: "s", ui_locales: "fr" } } as never))).toEqual([
+    expect(await asyncIssuesOf(auth().authorizationUrl({ connector: "", scope: "openid", prompt: 1, loginHint: 2, extraParams: { x: 1, state: "s", ui_locales: "fr" } } as never))).toEqual([
       { path: "connector", message: NON_EMPTY },
       { path: "scope", message: "must be an array of scope tokens" },
       { path: "prompt", message: "must be a string" },
@@ -491,15 +510,15 @@ describe("option and input checks name each path and rule", () => {
       { path: "extraParams.x", message: "must be a string" },
       { path: "extraParams.state", message: "is set by the flow" },
     ]);
-    expect(await asyncIssuesOf(auth.authorizationUrl(undefined as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
-    expect(await asyncIssuesOf(auth.authorizationUrl({ connector: 5 } as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
+    expect(await asyncIssuesOf(auth().authorizationUrl(undefined as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
+    expect(await asyncIssuesOf(auth().authorizationUrl({ connector: 5 } as never))).toEqual([{ path: "connector", message: NON_EMPTY }]);
   });
 
   it("refresh and revoke refuse a token that is not a non-empty string; revoke needs a revocation endpoint", async () => {
     const refreshToken = [{ path: "refreshToken", message: NON_EMPTY }];
     for (const bad of ["", 5, undefined]) {
-      expect(await asyncIssuesOf(auth.refresh(bad as never))).toEqual(refreshToken);
-      expect(await asyncIssuesOf(auth.revoke(bad as never))).toEqual(refreshToken);
+      expect(await asyncIssuesOf(auth().refresh(bad as never))).toEqual(refreshToken);
+      expect(await asyncIssuesOf(auth().revoke(bad as never))).toEqual(refreshToken);
     }
     expect(idp.bodies).toHaveLength(0);
     const noRevocation = make({ endpoints: { authorization: `${idp.url}/auth`, token: `${idp.url}/token` }, issuer: ISSUER });
@@ -507,7 +526,7 @@ describe("option and input checks name each path and rule", () => {
   });
 
   it("exchangeCode says which checks are missing", async () => {
-    const describeOf = async (checks: unknown) => ((await rejectionOf(auth.exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))) as FdxAuthError).errorDescription;
+    const describeOf = async (checks: unknown) => ((await rejectionOf(auth().exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))) as FdxAuthError).errorDescription;
     expect(await describeOf(undefined)).toBe("state, codeVerifier must be non-empty strings (from authorizationUrl)");
     expect(await describeOf({ state: "s", codeVerifier: "v", nonce: 5 })).toBe("nonce must be non-empty strings (from authorizationUrl)");
     expect(await describeOf({ state: 5, codeVerifier: "v", nonce: "" })).toBe("state, nonce must be non-empty strings (from authorizationUrl)");
@@ -518,7 +537,7 @@ describe("callback, answer and discovery errors say what was wrong", () => {
   const NON_EMPTY = "must be a non-empty string";
   const HTTPS_RULE = "must be an https: URL (http: only to a loopback host)";
   const flow = async () => {
-    const req = await auth.authorizationUrl({ connector: "c" });
+    const req = await auth().authorizationUrl({ connector: "c" });
     return { req, callback: new URL(idp.callback(req.url)) };
   };
   const json = (path: string, status: number, body: unknown) => {
@@ -536,10 +555,10 @@ describe("callback, answer and discovery errors say what was wrong", () => {
     for (const [mutate, error, errorDescription] of cases) {
       const { req, callback } = await flow();
       mutate(callback);
-      expect(await rejectionOf(auth.exchangeCode(callback.href, req))).toMatchObject({ error, errorDescription });
+      expect(await rejectionOf(auth().exchangeCode(callback.href, req))).toMatchObject({ error, errorDescription });
     }
     const { req } = await flow();
-    expect(await rejectionOf(auth.exchangeCode("/callback?code=1", req))).toMatchObject({ error: "invalid_callback", errorDescription: "the callback URL is not an absolute URL" });
+    expect(await rejectionOf(auth().exchangeCode("/callback?code=1", req))).toMatchObject({ error: "invalid_callback", errorDescription: "the callback URL is not an absolute URL" });
     expect(idp.bodies).toHaveLength(0);
   });
 
@@ -547,13 +566,13 @@ describe("callback, answer and discovery errors say what was wrong", () => {
     const { req, callback } = await flow();
     callback.searchParams.set("error", "access_denied");
     callback.searchParams.set("error_description", `echo ${req.nonce} ${req.codeVerifier}`);
-    const denied = await rejectionOf(auth.exchangeCode(callback.href, req));
+    const denied = await rejectionOf(auth().exchangeCode(callback.href, req));
     expect(denied).toMatchObject({ error: "access_denied", errorDescription: expect.stringMatching(/^echo /) });
     await expectCleanError(denied, [req.nonce, req.codeVerifier]);
 
     const second = await flow();
     json("/token", 400, { error: "invalid_grant", error_description: `echo ${second.req.nonce} ${second.req.state}` });
-    const refused = await rejectionOf(auth.exchangeCode(second.callback.href, second.req));
+    const refused = await rejectionOf(auth().exchangeCode(second.callback.href, second.req));
     expect(refused).toMatchObject({ error: "invalid_grant", status: 400, errorDescription: expect.stringMatching(/^echo /) });
     await expectCleanError(refused, [second.req.nonce, second.req.state, second.req.codeVerifier]);
   });
@@ -561,12 +580,18 @@ describe("callback, answer and discovery errors say what was wrong", () => {
   it("an error answer is an FdxAuthError only with a string error; a description that is not text is dropped", async () => {
     const a = await flow();
     json("/token", 400, { error: 5, error_description: "x" });
-    const notOAuth = await rejectionOf(auth.exchangeCode(a.callback.href, a.req));
+    const notOAuth = await rejectionOf(auth().exchangeCode(a.callback.href, a.req));
     expect(notOAuth).toBeInstanceOf(FdxApiError);
     expect(notOAuth).not.toBeInstanceOf(FdxAuthError);
+    const nothing = await flow();
+    json("/token", 400, null);
+    const bare = await rejectionOf(auth().exchangeCode(nothing.callback.href, nothing.req));
+    expect(bare).toBeInstanceOf(FdxApiError);
+    expect(bare).not.toBeInstanceOf(FdxAuthError);
+    expect(bare).toMatchObject({ status: 400, body: null });
     const b = await flow();
     json("/token", 400, { error: "invalid_grant", error_description: 7 });
-    expect(await rejectionOf(auth.exchangeCode(b.callback.href, b.req))).toMatchObject({ error: "invalid_grant", errorDescription: undefined, status: 400, message: "invalid_grant" });
+    expect(await rejectionOf(auth().exchangeCode(b.callback.href, b.req))).toMatchObject({ error: "invalid_grant", errorDescription: undefined, status: 400, message: "invalid_grant" });
   });
 
   it("a token answer's problems are listed with their rule", async () => {
@@ -579,7 +604,7 @@ describe("callback, answer and discovery errors say what was wrong", () => {
     for (const [body, issues] of cases) {
       const { req, callback } = await flow();
       json("/token", 200, body);
-      const error = (await rejectionOf(auth.exchangeCode(callback.href, req))) as FdxResponseError;
+      const error = (await rejectionOf(auth().exchangeCode(callback.href, req))) as FdxResponseError;
       expect(error).toBeInstanceOf(FdxResponseError);
       expect(error.issues).toEqual(issues);
     }
@@ -587,13 +612,13 @@ describe("callback, answer and discovery errors say what was wrong", () => {
 
   it("a refused refresh answer that hands back the same refresh token does not revoke it", async () => {
     const { req, callback } = await flow();
-    const set = await auth.exchangeCode(callback.href, req);
+    const set = await auth().exchangeCode(callback.href, req);
     json("/token", 200, { id_token: "x.y", refresh_token: set.refreshToken });
-    expect(await rejectionOf(auth.refresh(set.refreshToken))).toMatchObject({ error: "invalid_id_token" });
+    expect(await rejectionOf(auth().refresh(set.refreshToken))).toMatchObject({ error: "invalid_id_token" });
     expect(idp.revoked).not.toContain(set.refreshToken);
     idp.override = undefined;
     // Still usable: it was not revoked behind the caller's back.
-    expect((await auth.refresh(set.refreshToken)).subject).toBe(set.subject);
+    expect((await auth().refresh(set.refreshToken)).subject).toBe(set.subject);
   });
 
   it("a discovery document's problems are listed with their rule", async () => {
@@ -604,6 +629,8 @@ describe("callback, answer and discovery errors say what was wrong", () => {
       { path: "token_endpoint", message: HTTPS_RULE },
       { path: "revocation_endpoint", message: HTTPS_RULE },
     ]);
+    json("/.well-known/openid-configuration", 200, { issuer: "", authorization_endpoint: `${idp.url}/auth`, token_endpoint: `${idp.url}/token` });
+    expect(((await rejectionOf(make().issuer())) as FdxResponseError).issues).toEqual([{ path: "issuer", message: NON_EMPTY }]);
     json("/.well-known/openid-configuration", 200, [1]);
     expect(((await rejectionOf(make().issuer())) as FdxResponseError).issues).toEqual([{ path: "", message: "the discovery document is not a JSON object" }]);
   });

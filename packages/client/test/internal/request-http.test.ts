@@ -8,6 +8,7 @@ import {
   FdxConnectionError,
   FdxError,
   FdxMaintenanceError,
+  FdxNotFoundError,
   FdxTimeoutError,
   type ClientOptions,
 } from "../../src/index.js";
@@ -54,6 +55,17 @@ describe("connection failures", () => {
     const error = await rejectionOf(clientFor(server.url, { maxRetries: 3 }).subscriptions.create(input));
     expect(error).toBeInstanceOf(FdxConnectionError);
     expect(server.count).toBe(1);
+  });
+
+  it("an error body cut off midway still gives the status's error", async () => {
+    server = await startHttp((_, res) => {
+      res.writeHead(404, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"code":"NotFound","mess');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const error = await rejectionOf(clientFor(server.url).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxNotFoundError);
+    expect(error).toMatchObject({ status: 404 });
   });
 
   it("a refused connection is an FdxConnectionError with the platform error as cause", async () => {
@@ -193,6 +205,30 @@ describe("abort", () => {
     );
     expect(error).toBeInstanceOf(FdxAbortError);
     expect(server.count).toBe(1);
+  });
+
+  it("an abort while reading a 2xx body ends the call as an abort, even with no retry left", async () => {
+    const controller = new AbortController();
+    server = await startHttp((_, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"id":"c-1"');
+      setTimeout(() => controller.abort(new Error("the user left")), 20);
+    });
+    const error = await rejectionOf(clientFor(server.url).consents.get("c-1", { signal: controller.signal }));
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect(((error as FdxAbortError).cause as Error).message).toBe("the user left");
+  });
+
+  it("an abort while reading an error body ends the call as an abort, not as the error", async () => {
+    const controller = new AbortController();
+    server = await startHttp((_, res) => {
+      res.writeHead(404, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"code":"NotFound"');
+      setTimeout(() => controller.abort(new Error("the user left")), 20);
+    });
+    const error = await rejectionOf(clientFor(server.url).consents.get("c-1", { signal: controller.signal }));
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect(((error as FdxAbortError).cause as Error).message).toBe("the user left");
   });
 
   it("an already aborted signal sends nothing", async () => {

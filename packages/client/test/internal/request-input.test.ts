@@ -30,6 +30,31 @@ describe("per-call headers", () => {
     expect(seen[0]?.headers).toMatchObject({ "x-trace": "t-1", authorization: `Bearer ${TOKEN}`, accept: "application/fdx+json" });
   });
 
+  it("refuses a header value that is not a string, as the platform would stringify it", async () => {
+    expect(await issuesOf(client().consents.get("c-1", { headers: { "x-count": 5, "x-none": null } as never }))).toEqual([
+      { path: "headers.x-count", message: "is not a valid HTTP header" },
+      { path: "headers.x-none", message: "is not a valid HTTP header" },
+    ]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("keeps the caller's Authorization header from the onRequest hook too", async () => {
+    on("get", CONSENT, () => HttpResponse.json({ id: "c-1" }));
+    const names: string[] = [];
+    const onRequest = (e: { headers: Headers }) => void names.push(...e.headers.keys());
+    await client({ hooks: { onRequest } }).consents.get("c-1", { headers: { Authorization: "Bearer other", "X-Trace": "t-1" }, interactionId: "iid" });
+    expect(names.sort()).toEqual(["accept", "x-fapi-interaction-id", "x-trace"]);
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it("takes no other header for the interaction id", async () => {
+    on("get", CONSENT, () => HttpResponse.json({ id: "c-1" }));
+    await client({ interactionIds: false }).consents.get("c-1", { headers: { "X-Trace": "t-1" } });
+    await client().consents.get("c-1", { headers: { "X-Trace": "t-2" } });
+    expect(seen[0]?.headers["x-fapi-interaction-id"]).toBeUndefined();
+    expect(seen[1]?.headers["x-fapi-interaction-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
   it("takes the interaction id from a header in any case, and refuses an empty one", async () => {
     on("get", CONSENT, () => HttpResponse.json({ id: "c-1" }));
     await client().consents.get("c-1", { headers: { "X-FAPI-Interaction-Id": "from-header" } });
@@ -97,6 +122,18 @@ describe("a JSON call answered with a redirect", () => {
   it("but 400 is an API error, not a redirect", async () => {
     on("get", CONSENT, () => HttpResponse.json({ code: "400", message: "bad" }, { status: 400 }));
     expect(await rejectionOf(client().consents.get("c-1"))).not.toBeInstanceOf(FdxLinkError);
+  });
+});
+
+describe("a JSON call answered with an opaque redirect (a browser's fetch with redirect: \"manual\")", () => {
+  it("is an FdxLinkError naming the URL it called: the Location is hidden", async () => {
+    // What a browser hands back: no status, no headers, no body.
+    const opaque = { type: "opaqueredirect", status: 0, statusText: "", ok: false, url: "", headers: new Headers(), body: null };
+    const fetch = async () => opaque as unknown as Response;
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: TOKEN, fetch }).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect((error as FdxLinkError).message).toBe(`GET ${CONSENT} answered a redirect: calls that answer JSON follow no redirect`);
+    expect((error as FdxLinkError).href).toBe(CONSENT);
   });
 });
 

@@ -4,8 +4,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { HttpResponse } from "msw";
-import { afterEach, describe, expect, it } from "vitest";
-import { createClient, FdxError, FdxUnauthorizedError, type TokenContext } from "../../src/index.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createClient, FdxAbortError, FdxError, FdxUnauthorizedError, FdxValidationError, type TokenContext } from "../../src/index.js";
 import { BASE, rejectionOf, useMsw } from "../support/http.js";
 
 const { on, seen } = useMsw();
@@ -124,6 +124,63 @@ describe("the token function", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("repeats once per call even across retries: a 401 after a retried 503 is thrown", async () => {
+    on("get", CONSENT, (_, n) =>
+      n === 2 ? HttpResponse.json({ code: "503", message: "Scheduled Maintenance" }, { status: 503, headers: { "Retry-After": "0" } }) : unauthorized(),
+    );
+    const { fn, calls } = tokens("t-1", "t-2", "t-3", "t-4");
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, maxRetries: 1 }).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expect(calls.map((c) => c.rejected)).toEqual([undefined, "t-1", undefined]);
+    expect(seen.map((s) => s.headers.authorization)).toEqual(["Bearer t-1", "Bearer t-2", "Bearer t-3"]);
+  });
+
+  it("a call already aborted asks the token function for nothing, and runs no hook", async () => {
+    const { fn, calls } = tokens("t-1");
+    const onRequest = vi.fn();
+    const reason = new Error("gave up");
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, hooks: { onRequest } }).consents.get("c-1", { signal: AbortSignal.abort(reason) }));
+    expect(error).toBeInstanceOf(FdxAbortError);
+    expect((error as FdxAbortError).cause).toBe(reason);
+    expect(calls).toEqual([]);
+    expect(onRequest).not.toHaveBeenCalled();
+    expect(seen).toHaveLength(0);
+  });
+
+  it("a value that cannot go in a header is refused before the first attempt, even with no retry left", async () => {
+    const { fn } = tokens("abc\ndef-secret");
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, maxRetries: 0 }).consents.get("c-1"));
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "token", message: "is not a valid HTTP header value" }]);
+    expect(String(error)).not.toContain("def-secret");
+    expect(seen).toHaveLength(0);
+  });
+
+  it("a token function that throws a plain error fails the call with an FdxError naming it", async () => {
+    const thrown = new Error("vault unreachable");
+    const token = () => {
+      throw thrown;
+    };
+    const error = (await rejectionOf(createClient({ baseUrl: BASE, token }).consents.get("c-1"))) as FdxError;
+    expect(error).toBeInstanceOf(FdxError);
+    expect(error.message).toBe("The token function failed (see cause)");
+    expect(error.cause).toBe(thrown);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("a custom fetch whose answers carry no URL still gets the repeat after a 401", async () => {
+    // A Response made by hand (a test double, a proxy) has url "".
+    const sent: (string | null)[] = [];
+    const fetch = async (request: Request) => {
+      sent.push(request.headers.get("authorization"));
+      return sent.length === 1 ? Response.json({ code: 602, message: "Customer not authorized" }, { status: 401 }) : Response.json(grant);
+    };
+    const { fn, calls } = tokens("t-1", "t-2");
+    await expect(createClient({ baseUrl: BASE, token: fn, fetch }).consents.get("c-1")).resolves.toEqual(grant);
+    expect(calls.map((c) => c.rejected)).toEqual([undefined, "t-1"]);
+    expect(sent).toEqual(["Bearer t-1", "Bearer t-2"]);
+  });
+
   it("a string token gets no repeat", async () => {
     on("get", CONSENT, () => unauthorized());
     await expect(createClient({ baseUrl: BASE, token: "t-1" }).consents.get("c-1")).rejects.toBeInstanceOf(FdxUnauthorizedError);
@@ -157,6 +214,77 @@ describe("the token function", () => {
 describe("a redirected download", () => {
   let close: (() => void) | undefined;
   afterEach(() => close?.());
+
+  it("a 401 from its own origin, after a redirect there, is a rejection of the token: repeated with a fresh one", async () => {
+    const hits: string[] = [];
+    const api = createServer((req, res) => {
+      hits.push(`${req.url} ${req.headers.authorization ?? "-"}`);
+      if (req.url !== "/doc.pdf") return res.writeHead(302, { location: "/doc.pdf" }).end();
+      if (req.headers.authorization !== "Bearer t-2") return res.writeHead(401, { "content-type": "application/json" }).end('{"code":"602"}');
+      res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.7");
+    });
+    await new Promise<void>((r) => api.listen(0, "127.0.0.1", r));
+    close = () => {
+      api.closeAllConnections();
+      api.close();
+    };
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const { fn, calls } = tokens("t-1", "t-2");
+    const document = await createClient({ baseUrl: base, token: fn, maxRetries: 0 }).statements.download("/statements/v2/p/a/s-1");
+    expect(new TextDecoder().decode(await document.arrayBuffer())).toBe("%PDF-1.7");
+    expect(calls.map((c) => c.rejected)).toEqual([undefined, "t-1"]);
+    expect(hits).toEqual(["/statements/v2/p/a/s-1 Bearer t-1", "/doc.pdf Bearer t-1", "/statements/v2/p/a/s-1 Bearer t-2", "/doc.pdf Bearer t-2"]);
+  });
+
+  it("a 401 whose URL is unknown (a custom fetch's answer), after a redirect, is no rejection of the token", async () => {
+    const urls: string[] = [];
+    const fetch = async (request: Request) => {
+      urls.push(request.url);
+      return urls.length === 1 ? new Response(null, { status: 302, headers: { location: "/doc.pdf" } }) : new Response("expired", { status: 401 });
+    };
+    const { fn, calls } = tokens("t-1", "t-2");
+    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, fetch, maxRetries: 0 }).statements.download("/statements/v2/p/a/s-1"));
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expect(calls.map((c) => c.rejected)).toEqual([undefined]);
+    expect(urls).toEqual([`${BASE}/statements/v2/p/a/s-1`, `${BASE}/doc.pdf`]);
+  });
+
+  it("a 401 whose URL is unknown, not redirected, is a rejection of the token", async () => {
+    const sent: (string | null)[] = [];
+    const fetch = async (request: Request) => {
+      sent.push(request.headers.get("authorization"));
+      return sent.length === 1 ? new Response("expired", { status: 401 }) : new Response("%PDF-1.7", { headers: { "content-type": "application/pdf" } });
+    };
+    const { fn } = tokens("t-1", "t-2");
+    const document = await createClient({ baseUrl: BASE, token: fn, fetch, maxRetries: 0 }).statements.download("/statements/v2/p/a/s-1");
+    expect(new TextDecoder().decode(await document.arrayBuffer())).toBe("%PDF-1.7");
+    expect(sent).toEqual(["Bearer t-1", "Bearer t-2"]);
+  });
+
+  it("a browser's opaque redirect is fetched again, for the platform to follow", async () => {
+    const modes: (string | undefined)[] = [];
+    const fetch = async (request: Request) => {
+      modes.push(request.redirect);
+      if (modes.length === 1) return { type: "opaqueredirect", status: 0, statusText: "", ok: false, url: "", headers: new Headers(), body: null } as unknown as Response;
+      return new Response("%PDF-1.7", { headers: { "content-type": "application/pdf" } });
+    };
+    const document = await createClient({ baseUrl: BASE, token: "t-1", fetch }).statements.download("/statements/v2/p/a/s-1");
+    expect(new TextDecoder().decode(await document.arrayBuffer())).toBe("%PDF-1.7");
+    expect(modes).toEqual(["manual", "follow"]);
+  });
+
+  it("follows a 300 with a Location like any other redirect", async () => {
+    const urls: string[] = [];
+    const fetch = async (request: Request) => {
+      urls.push(request.url);
+      return urls.length === 1
+        ? new Response(null, { status: 300, headers: { location: "/doc.pdf" } })
+        : new Response("%PDF-1.7", { headers: { "content-type": "application/pdf" } });
+    };
+    const document = await createClient({ baseUrl: BASE, token: "t-1", fetch }).statements.download("/statements/v2/p/a/s-1");
+    expect(new TextDecoder().decode(await document.arrayBuffer())).toBe("%PDF-1.7");
+    expect(urls).toEqual([`${BASE}/statements/v2/p/a/s-1`, `${BASE}/doc.pdf`]);
+  });
 
   it("a 401 from the document host it was sent to is no rejection of the user's token", async () => {
     // Two real origins: the API redirects, the document host refuses.

@@ -93,6 +93,23 @@ describe("interaction ids", () => {
     expect((bad as FdxResponseError).issues).toEqual([{ path: "", message: expect.stringMatching(/^response body is not valid JSON \(.+\)$/) }]);
   });
 
+  it("a platform error whose cause is not an object is described by its own message", async () => {
+    const fetch = async () => Promise.reject(new TypeError("fetch failed", { cause: "socket hang up" }));
+    const error = (await rejectionOf(createClient({ baseUrl: BASE, token: TOKEN, fetch, maxRetries: 0 }).consents.get("c-1"))) as FdxConnectionError;
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expect(error.message).toBe(`GET ${CONSENT} failed: fetch failed`);
+  });
+
+  it("a 2xx body made invalid JSON only by the token it echoes gives no parser excerpt, which would quote the token", async () => {
+    // A tab may sit inside a header value, but not raw inside a JSON string: redacted, the body parses.
+    const token = "tab\tinside-Token-42";
+    on("get", CONSENT, (request) => new HttpResponse(`{"echo":"${request.headers.get("authorization")}"}`, { headers: { "content-type": "application/json" } }));
+    const error = (await rejectionOf(createClient({ baseUrl: BASE, token, maxRetries: 0 }).consents.get("c-1"))) as FdxResponseError;
+    expect(error).toBeInstanceOf(FdxResponseError);
+    expect(error.issues).toEqual([{ path: "", message: "response body is not valid JSON" }]);
+    expect(error.cause).toBeUndefined();
+  });
+
   it("so do errors met while reading a 2xx body, each with its own message and issues", async () => {
     server = await startHttp((req, res) => {
       const route = req.url?.split("/").pop();
@@ -198,6 +215,28 @@ describe("hooks", () => {
     const after = (await rejectionOf(client({ hooks: { onResponse } }).consents.get("c-1"))) as FdxError;
     expect(after.message).toBe("The onResponse hook threw (see cause)");
     expect(seen).toHaveLength(2);
+  });
+
+  it("an onResponse hook that throws on an answer without a body (204) fails the call the same way", async () => {
+    const boom = new Error("hook broke");
+    const fetch = async () => new Response(null, { status: 204 });
+    const c = createClient({ baseUrl: BASE, token: TOKEN, fetch, hooks: { onResponse: () => Promise.reject(boom) } });
+    const error = (await rejectionOf(c.subscriptions.delete("s-1"))) as FdxError;
+    expect(error).toBeInstanceOf(FdxError);
+    expect(error.message).toBe("The onResponse hook threw (see cause)");
+    expect(error.cause).toBe(boom);
+  });
+
+  it("onRetry is told the backoff of each retry without a Retry-After: full jitter over 0.5 s, then 1 s", async () => {
+    on("get", CONSENT, (_, n) => (n < 3 ? HttpResponse.json({ code: "500", message: "x" }, { status: 500 }) : HttpResponse.json(grant)));
+    const random = vi.spyOn(Math, "random").mockReturnValue(0.1);
+    try {
+      const delays: number[] = [];
+      await client({ hooks: { onRetry: (e) => void delays.push(e.delayMs) } }).consents.get("c-1");
+      expect(delays).toEqual([50, 100]);
+    } finally {
+      random.mockRestore();
+    }
   });
 
   it("runs for pages and downloads too", async () => {

@@ -56,6 +56,14 @@ describe("the end of the list", () => {
     for await (const p of client.statements.list(PA).pages()) result.push(p);
     expect(result.map((p) => ids(p.statements))).toEqual([[], ["s1"]]);
   });
+
+  it("a statement iterator's return() ends it as the protocol says, and requests nothing more", async () => {
+    const requested = pages({ [FIRST]: page(["s1", "s2"], { next: "/fdx/p2" }), "https://products.test/fdx/p2": page(["s3"]) });
+    const iterator = client.statements.list(PA)[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ statementId: "s1" });
+    expect(await iterator.return!()).toEqual({ done: true, value: undefined });
+    expect(requested).toEqual([FIRST]);
+  });
 });
 
 describe("a page that is not a statement list", () => {
@@ -77,6 +85,8 @@ describe("a page that is not a statement list", () => {
     const strict = createClient({ baseUrl: "https://api.test", productsUrl: PRODUCTS, token: "tkn", validateResponses: true });
     await expect(strict.statements.list(PA).toArray()).rejects.toBeInstanceOf(FdxResponseError);
     expect(await client.statements.list(PA).toArray()).toEqual([{ statementId: 7, links: "x" }]);
+    pages({ [FIRST]: { statements: [null, statement("s1")] } });
+    expect(await client.statements.list(PA).toArray()).toEqual([null, statement("s1")]);
   });
 });
 
@@ -185,6 +195,7 @@ describe("FDX page objects", () => {
     const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?offset=2");
+    expect((error as FdxLinkError).message).toContain(`${FIRST}?offset=2 was already requested (a loop)`);
   });
 
   it("a page object that is not an object, or a nextOffset of another type, is an FdxResponseError", async () => {
@@ -237,6 +248,35 @@ describe("a provider that pages forever", () => {
     expect(served).toBe(101);
     // Never dropped: the repeats reach the consumer, as the server sent them.
     expect(seen.length).toBe(67);
+  });
+
+  it("a list whose last 100 pages are empty still ends where it ends: the last page links nowhere", async () => {
+    server.use(
+      http.get("https://products.test/*", ({ request }) => {
+        const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
+        return HttpResponse.json({ statements: n === 0 ? [statement("s1")] : [], links: n < 100 ? { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } : {} });
+      }),
+    );
+    let pages = 0;
+    for await (const _ of client.statements.list(PA).pages()) pages++;
+    expect(pages).toBe(101);
+  });
+
+  it("knows a statement by its id: the same id with other content on every page is no new statement", async () => {
+    let served = 0;
+    server.use(
+      http.get("https://products.test/*", ({ request }) => {
+        served++;
+        const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
+        // An ever-changing field (a provider stamping each answer) does not make s1 new; the end after page 150.
+        const statements = [{ ...statement("s1"), description: `as of page ${n}` }];
+        return HttpResponse.json({ statements, links: n < 150 ? { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } : {} });
+      }),
+    );
+    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxLinkError);
+    expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?n=101");
+    expect(served).toBe(101);
   });
 
   it("tells statements without an id apart by their content, and keeps going while pages bring something new", async () => {
