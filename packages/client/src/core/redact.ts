@@ -68,11 +68,20 @@ export function dropCutSecret(text: string, secrets: readonly string[]): string 
 export function redactValue<T>(value: T, secrets: readonly string[], depth = 0): T {
   if (secrets.length === 0) return value;
   if (typeof value === "string") return redactText(value, secrets) as T;
-  if (typeof value !== "object" || value === null || depth > 32) return value;
+  if (typeof value !== "object" || value === null) return value;
+  if (depth > 32) {
+    // Deeper than is worth walking: kept only when no secret is anywhere in it, else replaced whole.
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      // Not JSON (a cycle): nothing to tell it by.
+    }
+    return (text !== undefined && redactText(text, secrets) === text ? value : REDACTED) as T;
+  }
   if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1)) as T;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[redactText(key, secrets)] = redactValue(item, secrets, depth + 1);
-  return out as T;
+  // fromEntries, not assignment: a "__proto__" key stays a key instead of becoming the copy's prototype.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactText(key, secrets), redactValue(item, secrets, depth + 1)])) as T;
 }
 
 /**

@@ -123,6 +123,25 @@ describe("redactValue: depth", () => {
   it("stops below that, so a hostile nesting cannot overflow the stack", () => {
     const deep = nested(200_000, "s3cr3t-token");
     expect(() => redactValue(deep, secrets)).not.toThrow();
+    // Too deep even to serialise: replaced whole, as nothing can tell it holds no secret.
+    expect(JSON.stringify(redactValue(deep, secrets))).toBe(JSON.stringify(nested(33, "[redacted]")));
+  });
+
+  it("replaces whole what lies deeper than that when a secret is in it, and keeps it when none is", () => {
+    const withSecret = redactValue(nested(40, { s: "s3cr3t-token" }), secrets);
+    expect(JSON.stringify(withSecret)).not.toContain("s3cr3t-token");
+    expect(JSON.stringify(withSecret)).toBe(JSON.stringify(nested(33, "[redacted]")));
+    const without = nested(40, { s: "nothing to hide" });
+    expect(redactValue(without, secrets)).toEqual(without);
+  });
+
+  it("copies a \"__proto__\" key as a key, never as the copy's prototype", () => {
+    const body = JSON.parse('{"__proto__":{"polluted":"s3cr3t-token"},"code":"500"}') as Record<string, unknown>;
+    const copy = redactValue(body, secrets);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["__proto__", "code"]);
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value).toEqual({ polluted: "[redacted]" });
+    expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
   });
 });
 
