@@ -11,14 +11,19 @@
 // `http.request` is looked up on the module object at call time, so msw's
 // Node interception (which replaces it) sees every request.
 import http from "node:http";
-import https from "node:https";
+import type { Agent as HttpsAgent } from "node:https";
 import { pipeline, type Readable, type Transform } from "node:stream";
-import zlib from "node:zlib";
 import type { NodeAgents } from "../core/options.js";
 import { sendFetch, type Reply, type ReplyBody, type Sender } from "../internal/request.js";
 
-// One pair for the process: sockets are kept and reused across clients (Node unrefs idle ones, so they never hold the process open).
-const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+// node:https (TLS with it) and node:zlib load on first use, not with the entry: https alone was some 10 ms
+// of a cold import. Looked up on the module object at call time all the same (msw replaces `request`).
+const https = () => process.getBuiltinModule("node:https");
+const zlib = () => process.getBuiltinModule("node:zlib");
+
+// One per scheme for the process: sockets are kept and reused across clients (Node unrefs idle ones, so they never hold the process open).
+const httpAgent = new http.Agent({ keepAlive: true });
+let httpsAgent: HttpsAgent | undefined;
 
 const DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefined };
 const noop = () => {};
@@ -58,10 +63,10 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       path,
       method,
       headers,
-      agent: (secure ? (agent?.https ?? agents.https) : (agent?.http ?? agents.http)) as http.Agent,
+      agent: (secure ? (agent?.https ?? (httpsAgent ??= new (https().Agent)({ keepAlive: true }))) : (agent?.http ?? httpAgent)) as http.Agent,
       signal,
     };
-    const req = secure ? https.request(options) : http.request(options);
+    const req = secure ? https().request(options) : http.request(options);
     // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
     // ends its answer's body too (an error of its own, through every decoder), which is why sendNodeOrFetch
     // needs no race of the steps (the stall tests, a compressed body's included, run on both transports).
@@ -253,14 +258,15 @@ function decoded(res: http.IncomingMessage, method: string, status: number): Rea
   if (!coding || method === "HEAD" || status === 204 || status === 205 || status === 304) return res;
   const decoders: Transform[] = [];
   const codings = coding.toLowerCase().split(",");
+  const z = zlib();
   for (let i = codings.length - 1; i >= 0; i--) {
     const name = codings[i]!.trim();
-    const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-    if (name === "gzip" || name === "x-gzip") decoders.push(zlib.createGunzip(flush));
-    else if (name === "deflate") decoders.push(zlib.createInflate(flush));
+    const flush = { flush: z.constants.Z_SYNC_FLUSH, finishFlush: z.constants.Z_SYNC_FLUSH };
+    if (name === "gzip" || name === "x-gzip") decoders.push(z.createGunzip(flush));
+    else if (name === "deflate") decoders.push(z.createInflate(flush));
     else if (name === "br") {
-      const op = zlib.constants.BROTLI_OPERATION_FLUSH;
-      decoders.push(zlib.createBrotliDecompress({ flush: op, finishFlush: op }));
+      const op = z.constants.BROTLI_OPERATION_FLUSH;
+      decoders.push(z.createBrotliDecompress({ flush: op, finishFlush: op }));
     } else if (name !== "identity" && name !== "") return res;
   }
   if (!decoders.length) return res;

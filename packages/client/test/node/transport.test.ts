@@ -2,12 +2,15 @@
 // both transports (this file runs in both projects, like every other); the
 // rest are about node:http itself: agents, keep-alive, what it refuses.
 import { Agent } from "node:http";
+import { Agent as HttpsAgent, createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, FdxConnectionError } from "../../src/index.js";
 import { sendNode } from "../../src/node/transport.js";
 import { rejectionOf, startHttp, TOKEN, type RealServer } from "../support/http.js";
+import { makeCertificates } from "../support/certificates.js";
 import { transport } from "../support/transport.js";
 
 const grant = { id: "c-1", status: "ACTIVE" };
@@ -132,6 +135,27 @@ describe.runIf(transport === "node")("node:http", () => {
     expect(got.slice(0, 4)).toEqual(["/a/b?x=1&y=2", "/%2Fx/a.pdf", "/b", "/a/b/"]);
     // An origin seen before, with credentials added, is still refused.
     await expect(sendNode(server.url.replace("//", "//user:pw@") + "/a", {}, undefined)).rejects.toThrow(/credentials/);
+  });
+
+  it("speaks https: through its own keep-alive agent, or through the one given as `agent.https` (a private CA here)", async () => {
+    const certs = makeCertificates();
+    const tls = createHttpsServer({ key: certs.server.key, cert: certs.server.cert }, (_, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(grant)),
+    );
+    await new Promise<void>((resolve) => tls.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const agent = new HttpsAgent({ keepAlive: true, ca: certs.ca.cert });
+    try {
+      await expect(createClient({ baseUrl, token: TOKEN, maxRetries: 0, agent: { https: agent } }).consents.get("c-1")).resolves.toEqual(grant);
+      // The process's own agent trusts only the usual CAs: the private one is refused, as fetch refuses it.
+      const refused = (await rejectionOf(createClient({ baseUrl, token: TOKEN, maxRetries: 0 }).consents.get("c-1"))) as FdxConnectionError;
+      expect(refused).toBeInstanceOf(FdxConnectionError);
+      expect(refused.message).toMatch(/^GET https:\/\/127\.0\.0\.1:\d+\/consents\/v1\/c-1 failed: /);
+    } finally {
+      agent.destroy();
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
+    }
   });
 
   it("takes headers as fetch does: a record, a Headers, or pairs", async () => {
