@@ -100,6 +100,7 @@ try {
   const report = JSON.parse(readFileSync(resultsFile, "utf8"));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
+  for (const name of failedTests(report)) failures.push(`test: ${name}`);
   if (report.numTotalTests === 0) {
     failed++;
     failures.push("tests (none ran)");
@@ -131,6 +132,11 @@ try {
       failures.push(`${label} (${r.error ?? "failed"})`);
     } else if (r.failed > 0) {
       failures.push(`tests on ${label}`);
+      try {
+        for (const name of failedTests(JSON.parse(readFileSync(r.report, "utf8")))) failures.push(`test on ${label}: ${name}`);
+      } catch {
+        // The count above stands; the names are a help only.
+      }
     }
   }
 } catch {
@@ -161,6 +167,14 @@ try {
   failures.push("runtime matrix (no report)");
 }
 
-if (failures.length) console.log(`\nFailed: ${failures.join(", ")}`);
+// One line each, at the end, where a CI log cut to its tail still shows them.
+if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
+
+/** "file › test name" of each failed test in a vitest JSON report. */
+function failedTests(report) {
+  return report.testResults.flatMap((file) =>
+    file.assertionResults.filter((a) => a.status === "failed").map((a) => `${path.relative(root, file.name)} › ${a.fullName}`),
+  );
+}

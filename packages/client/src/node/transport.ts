@@ -10,19 +10,22 @@
 //
 // `http.request` is looked up on the module object at call time, so msw's
 // Node interception (which replaces it) sees every request.
-import http from "node:http";
+import type * as http from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
-import { pipeline, type Readable, type Transform } from "node:stream";
+import type { Readable, Transform } from "node:stream";
 import type { NodeAgents } from "../core/options.js";
 import { sendFetch, type Reply, type ReplyBody, type Sender } from "../internal/request.js";
 
-// node:https (TLS with it) and node:zlib load on first use, not with the entry: https alone was some 10 ms
-// of a cold import. Looked up on the module object at call time all the same (msw replaces `request`).
+// Built-ins through process.getBuiltinModule, on first use, not `import`: on Node 24 an ESM import of node:http
+// builds its namespace, whose lazy `WebSocket` getters load undici (a cold import of the entry measured 34 ms,
+// 16 ms of it undici); node:https brings TLS. The entry then costs its own code only.
+let httpModule: typeof http | undefined;
+const nodeHttp = () => (httpModule ??= process.getBuiltinModule("node:http"));
 const https = () => process.getBuiltinModule("node:https");
 const zlib = () => process.getBuiltinModule("node:zlib");
 
 // One per scheme for the process: sockets are kept and reused across clients (Node unrefs idle ones, so they never hold the process open).
-const httpAgent = new http.Agent({ keepAlive: true });
+let httpAgent: http.Agent | undefined;
 let httpsAgent: HttpsAgent | undefined;
 
 const DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefined };
@@ -63,10 +66,10 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       path,
       method,
       headers,
-      agent: (secure ? (agent?.https ?? (httpsAgent ??= new (https().Agent)({ keepAlive: true }))) : (agent?.http ?? httpAgent)) as http.Agent,
+      agent: (secure ? (agent?.https ?? (httpsAgent ??= new (https().Agent)({ keepAlive: true }))) : (agent?.http ?? (httpAgent ??= new (nodeHttp().Agent)({ keepAlive: true })))) as http.Agent,
       signal,
     };
-    const req = secure ? https().request(options) : http.request(options);
+    const req = secure ? https().request(options) : nodeHttp().request(options);
     // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
     // ends its answer's body too (an error of its own, through every decoder), which is why sendNodeOrFetch
     // needs no race of the steps (the stall tests, a compressed body's included, run on both transports).
@@ -272,7 +275,7 @@ function decoded(res: http.IncomingMessage, method: string, status: number): Rea
   if (!decoders.length) return res;
   res.on("error", noop);
   // pipeline destroys every stage when one fails or the last is destroyed (a cancel); the last stage is the body.
-  pipeline([res, ...decoders], noop);
+  process.getBuiltinModule("node:stream").pipeline([res, ...decoders], noop);
   return decoders[decoders.length - 1]!;
 }
 

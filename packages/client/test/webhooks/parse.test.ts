@@ -257,6 +257,23 @@ describe("parseNotification: a body of many bad fields", () => {
     ]);
   });
 
+  // Each array's indexes are mapped back through its own list only, even when
+  // all three arrays are long, bad, and cut down at once.
+  it("maps each array's indexes through its own bad members when all three arrays are bad", () => {
+    const n = copyOf(consentNotification);
+    const field = { name: "reason", value: "user request" };
+    n.url = { href: "/top", types: ["a", "b", "c", 1, "d", "e", 2] };
+    n.notificationPayload.url = { href: "/x", types: ["a", 3, "b"] };
+    n.notificationPayload.customFields = [field, field, field, field, field, 4, field, field, field, "x"];
+    expect(rejection(n).issues).toEqual([
+      { path: "notificationPayload.customFields.5", message: "must be an object" },
+      { path: "notificationPayload.customFields.9", message: "must be an object" },
+      { path: "notificationPayload.url.types.1", message: "must be a string" },
+      { path: "url.types.3", message: "must be a string" },
+      { path: "url.types.6", message: "must be a string" },
+    ]);
+  });
+
   // The bad members are looked for past the first 20 members, not among them only.
   it.each([
     ["url.types", (n: any, members: unknown[]) => (n.url.types = members)],
