@@ -235,7 +235,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     const { token, issuer } = await endpoints();
     const answer = await post(token, params, secrets, call);
     try {
-      return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer, secrets: [...secrets, ...clientSecrets] });
+      return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer });
     } catch (error) {
       // A refresh token issued with an answer we refuse is kept nowhere: revoked, so it does not outlive the error.
       const issued = isRecord(answer.data) ? answer.data.refresh_token : undefined;
@@ -386,7 +386,7 @@ interface TokenChecks {
   refreshToken: string | undefined;
 }
 
-function readTokenAnswer(status: number, data: unknown, checks: TokenChecks & { clientId: string; issuer: string; secrets: string[] }): TokenSet {
+function readTokenAnswer(status: number, data: unknown, checks: TokenChecks & { clientId: string; issuer: string }): TokenSet {
   if (!isRecord(data)) throw new FdxResponseError(status, [{ path: "", message: "the token answer is not a JSON object" }]);
   const { id_token: idToken, refresh_token: refresh } = data;
   const issues: FdxIssue[] = [];
