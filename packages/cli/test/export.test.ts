@@ -608,10 +608,12 @@ describe("statements export: rate limits", () => {
       const summary = JSON.parse(result.stdout);
       expect(summary.failed).toEqual([]);
       expect(summary.downloaded).toBe(47);
-      // Without the pace each window's burst meets the limit again (at least four pauses here); with it, the first
-      // window's burst does (at most the four requests in flight), and a late timer on a loaded machine may once more.
+      // Without the pace each window's burst meets the limit again (5 pauses and 11 429s measured with the pace
+      // turned off); with it, the first window's burst does (at most the four requests in flight). The pace's window
+      // is only 50 ms longer than the provider's, so on a loaded machine a request held up that long between its
+      // turn and its arrival can meet the limit again: once or twice more in a run, never once a window.
       expect(summary.rateLimit.pauses).toBeGreaterThanOrEqual(1);
-      expect(summary.rateLimit.pauses).toBeLessThanOrEqual(2);
+      expect(summary.rateLimit.pauses).toBeLessThanOrEqual(3);
       expect(summary.rateLimit.rateLimited).toBeLessThanOrEqual(8);
       expect(result.stderr).toMatch(/Rate limited: every worker pauses 1(\.0)? s; concurrency 4 -> 2\nPacing requests: at most \d+ per 1050 ms \(learned from the answers before the 429\)/);
       // The pace keeps within the provider's 10 a second.

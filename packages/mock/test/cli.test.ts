@@ -166,7 +166,8 @@ it.skipIf(!existsSync(cli))("delivers webhooks over mutual TLS with the certific
     });
     const { subscriptionId } = await created.json();
     expect((await fetch(`${baseUrl}/notifications/v1/test`, { method: "POST", headers, body: JSON.stringify({ id: subscriptionId }) })).status).toBe(200);
-    await expect.poll(() => received.length).toBe(2);
+    // Two deliveries over mutual TLS from the child process: more than expect.poll's default 1 s on a loaded machine.
+    await expect.poll(() => received.length, { timeout: 10_000 }).toBe(2);
     expect(received).toEqual([certs.client.fingerprint256, certs.client.fingerprint256]);
   } finally {
     expect(await stop()).toBe(0);

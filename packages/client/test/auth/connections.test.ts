@@ -541,8 +541,10 @@ describe("races and leaks", () => {
 
   it("lease liveness comes from the row's version on this process's clock, not from the other host's until", async () => {
     const spy = spyStore();
+    // Connected through a manager with the default lease: the token endpoint's timeout is under leaseMs / 2,
+    // and 24 ms for the code exchange could run out on a loaded machine before the wait under test begins.
+    const connection = await connect(make(spy.store));
     const connections = make(spy.store, { leaseMs: 50 });
-    const connection = await connect(connections);
     // The other host's clock is far behind: its `until` is long past, yet its lease is live.
     await writeAsOther(spy.inner, "user-42", { lease: { owner: "other-host", until: 0 } });
     const before = stats();
@@ -557,7 +559,9 @@ describe("races and leaks", () => {
 
   it("a lease whose row does not move for leaseMs + 5 s is taken over, whatever its until says", async () => {
     const spy = spyStore();
-    const connections = make(spy.store, { leaseMs: 400 });
+    // 2 s, not less: the token endpoint's timeout is under leaseMs / 2 (999 ms here), and the exchange and the
+    // refresh must not time out on a loaded machine. The wait is leaseMs + 5 s = 7 s.
+    const connections = make(spy.store, { leaseMs: 2_000 });
     const connection = await connect(connections);
     await writeAsOther(spy.inner, "user-42", { lease: { owner: "crashed-host", until: Date.now() + 1e12 } });
     const before = stats();
@@ -565,7 +569,7 @@ describe("races and leaks", () => {
     expect(fresh).not.toBe(connection.idToken);
     expect(stats().refreshes).toBe(before.refreshes + 1);
     expect((await spy.inner.get("user-42"))!.lease).toBeUndefined();
-  }, 15_000);
+  }, 30_000);
 
   const answer = (status: number, body: unknown) => {
     idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), true) : false);

@@ -80,8 +80,9 @@ describe("interaction ids", () => {
       if (req.url?.endsWith("/reset")) return req.socket.destroy();
       res.writeHead(200, { "content-type": "application/json" }).end("{not json");
     });
-    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0, timeoutMs: 200 });
-    const timeout = await rejectionOf(c.consents.get("hang", { interactionId: "i-timeout" }));
+    // Only the call meant to time out gets a short timeout: the others must be answered, however loaded the machine.
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0 });
+    const timeout = await rejectionOf(c.consents.get("hang", { interactionId: "i-timeout", timeoutMs: 200 }));
     expect(timeout).toBeInstanceOf(FdxTimeoutError);
     expect((timeout as FdxTimeoutError).interactionId).toBe("i-timeout");
     const reset = await rejectionOf(c.consents.get("reset", { interactionId: "i-reset" }));
@@ -121,10 +122,12 @@ describe("interaction ids", () => {
       // "stall" sends nothing more; "cut" drops the connection mid-body.
       if (route === "cut") setTimeout(() => req.socket.destroy(), 20);
     });
-    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0, timeoutMs: 300, maxResponseBytes: 32 });
+    // Only the call meant to time out gets a short timeout: "cut" must meet its dropped connection, and the others their
+    // answers, before any timeout, however loaded the machine.
+    const c = createClient({ baseUrl: server.url, token: TOKEN, maxRetries: 0, maxResponseBytes: 32 });
     const url = (id: string) => `${server!.url}/consents/v1/${id}`;
 
-    const stall = (await rejectionOf(c.consents.get("stall", { interactionId: "i-stall" }))) as FdxTimeoutError;
+    const stall = (await rejectionOf(c.consents.get("stall", { interactionId: "i-stall", timeoutMs: 300 }))) as FdxTimeoutError;
     expect(stall).toBeInstanceOf(FdxTimeoutError);
     expect(stall.message).toBe(`GET ${url("stall")} timed out after 300 ms while reading the response`);
     expect(stall.interactionId).toBe("i-stall");

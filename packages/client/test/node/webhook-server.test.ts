@@ -94,7 +94,7 @@ describe("createWebhookServer", () => {
     await expect(deliver(receiver.port, name ? certs[name] : undefined)).rejects.toThrow();
     expect(receiver.calls).toHaveLength(0);
     // The handshake failed: the server saw and reported it.
-    await expect.poll(() => receiver.refusals.length).toBeGreaterThan(0);
+    await expect.poll(() => receiver.refusals.length, { timeout: 5_000 }).toBeGreaterThan(0);
   });
 
   it("refuses a certificate of the right CA whose fingerprint is not pinned, before the handler", async () => {

@@ -246,7 +246,8 @@ describe("per-page requests", () => {
       // Never answers: only the client's timeout ends this request.
     });
     servers.push(server);
-    const client = createClient({ baseUrl: server.origin, token: "tkn", maxRetries: 0, timeoutMs: 100 });
+    // Long enough for the first page to be answered on a loaded machine; only the second never is.
+    const client = createClient({ baseUrl: server.origin, token: "tkn", maxRetries: 0, timeoutMs: 1_000 });
     const seen: unknown[] = [];
     const error = await (async () => {
       for await (const statement of client.statements.list(PA)) seen.push(statement.statementId);
