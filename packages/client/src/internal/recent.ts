@@ -33,13 +33,13 @@ function hash53(text: string): number {
 }
 
 /**
- * Whether a string was seen before, as one bit of a 2¹⁷-bit map (16 KiB,
- * made on first use) chosen by the hash above: nothing is allocated per
- * string, and a check costs a fraction of a Set's. A hit may be another
- * string's bit — about one check in nine once 2¹⁴ strings are in, after
- * which the map starts over, so it never fills up — so this is only for
- * where such a mistake costs nothing alone: the paginator counts a page as
- * stale when every statement on it was seen before, 100 pages in a row.
+ * Whether a string was seen before, as one bit of a 2¹⁷-bit map (16 KiB)
+ * chosen by the hash above: nothing is allocated per string, and a check
+ * costs a fraction of a Set's. A hit may be another string's bit — about
+ * one check in nine once 2¹⁴ strings are in, after which the map starts
+ * over, so it never fills up — so this is only for where such a mistake
+ * costs nothing alone: the paginator counts a page as stale when every
+ * statement on it was seen before, 100 pages in a row.
  *
  * Small on purpose: between two pages, parsing the next one streams through
  * the CPU's caches, and a check in a 128 KiB map missed them nearly every
@@ -49,20 +49,19 @@ function hash53(text: string): number {
  * Returns `add`: it adds a string and answers whether it was new.
  */
 export function seenBits(max = 1 << 14): (text: string) => boolean {
-  let bits: Int32Array | undefined;
+  let bits = new Int32Array(1 << 12);
   let count = 0;
   return (text) => {
     // The low 17 bits of the same hash: a word of the map, and a bit in it.
     const h = hash53(text);
     const word = (h >>> 5) & 0xfff;
     const bit = 1 << (h & 31);
-    if (bits && bits[word]! & bit) return false;
-    if (!bits || count === max) {
+    if (bits[word]! & bit) return false;
+    if (++count > max) {
       bits = new Int32Array(1 << 12);
-      count = 0;
+      count = 1;
     }
     bits[word]! |= bit;
-    count++;
     return true;
   };
 }
