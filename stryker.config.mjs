@@ -20,6 +20,7 @@ export default {
     "packages/client/src/download/*.ts",
     "packages/client/src/webhooks/{body,content-type,guards,handler,json,parse,shape}.ts",
     "packages/client/src/auth/{client-credentials,auth-client,connections,encrypt-store,memory-store,id-token,encoding,errors}.ts",
+    "packages/client/src/node/transport.ts",
   ],
   incremental: true,
   incrementalFile: "mutation/stryker-incremental.json",

@@ -13,6 +13,9 @@ export default defineConfig({
     environment: "node",
     include: ["test/**/*.test.ts"],
     exclude: ["test/**/abort-gc.test.ts", "test/internal/request-first-token.test.ts"],
+    // As the `client` project: through Node's own transport (the default in Node), so its mutants are judged by
+    // the whole suite, and the request path's through the transport most users get.
+    setupFiles: ["test/support/transport.ts"],
     testTimeout: 20_000,
     // Test files share one module graph per worker instead of re-importing
     // the client, msw and zod for each file: each mutant re-runs the files of
