@@ -30,7 +30,9 @@ const budgets = [
   // pagination and wrong-kind rules and redaction before every cut in the main entry (9.5 kB before,
   // 10.35 kB after; the redirect rules load on demand, on a download's first redirect), and issue 24 the
   // token function's repeat after a 401 (with every token of the call redacted) and withOptions (10.58 kB).
-  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_750 },
+  // 10.6 kB since issue 29: Node's own transport must not grow the browser bundle (10,592 B before it; the
+  // attempt's signal moved into the fetch sender and the request path's failures share one builder).
+  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_600 },
   { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10_000 },
 ];
 

@@ -270,11 +270,6 @@ const BY_STATUS: Record<number, typeof FdxApiError> = {
   503: FdxMaintenanceError,
 };
 
-/** The class a status maps to (`FdxApiError` itself for statuses without a subclass). */
-export function apiErrorClass(status: number): typeof FdxApiError {
-  return BY_STATUS[status] ?? FdxApiError;
-}
-
 /** The request a non-2xx answer belongs to. */
 export interface FailedRequest {
   method: string;
@@ -330,7 +325,8 @@ export function toApiError(status: number, statusText: string, headers: Headers,
     // Read by FdxRateLimitError (429) only; the other classes ignore it.
     retryAfterMs,
   };
-  return { error: new (apiErrorClass(status))(init), retryAfterMs };
+  // The class of the status (`FdxApiError` itself for statuses without a subclass).
+  return { error: new (BY_STATUS[status] ?? FdxApiError)(init), retryAfterMs };
 }
 
 const nonEmpty = (value: unknown) => (typeof value === "string" ? value : "");

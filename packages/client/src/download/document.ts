@@ -1,4 +1,4 @@
-import { guardBody, type BodyLimits } from "../internal/body.js";
+import { concat, guardBody, type BodyLimits } from "../internal/body.js";
 import type { Reply } from "../internal/request.js";
 
 /**
@@ -38,14 +38,7 @@ export function toDocument(response: Reply, limits: BodyLimits): StatementDocume
     contentLength: announcedLength(response.headers),
     body,
     async arrayBuffer() {
-      const parts = await chunks();
-      const bytes = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
-      let offset = 0;
-      for (const part of parts) {
-        bytes.set(part, offset);
-        offset += part.byteLength;
-      }
-      return bytes.buffer;
+      return concat(await chunks()).buffer;
     },
     async blob() {
       return new Blob((await chunks()) as BlobPart[], { type: contentType });

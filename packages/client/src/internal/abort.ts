@@ -3,7 +3,8 @@
 // by hand).
 import { FdxAbortError } from "../core/error.js";
 
-const noop = () => {};
+/** Does nothing: a rejection handler for what is let go (a cancel, a prefetch no one waits for). */
+export const noop = (): void => {};
 
 /** The error for the caller's abort; the signal's reason is its `cause`. */
 export function abortError(signal: AbortSignal): FdxAbortError {
@@ -69,17 +70,16 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 /**
  * The limits of one HTTP attempt: its timeout and the caller's signal.
  *
- * `signal` goes to fetch, so either cancels the connection. `race` settles a
- * step of the attempt (the wait for headers, the body read) as soon as either
- * fires, whether or not the platform noticed: a custom fetch may drop the
- * `Request` it was given, and Node's fetch then loses the link from its
- * signal after a garbage collection and never aborts (nodejs/node#55428;
- * test/internal/abort.test.ts reproduces it).
+ * `stopped` rejects when either fires; the sender stops its request then
+ * (fetch through a signal of its own, Node's transport by destroying it).
+ * `race` settles a step of the attempt (the wait for headers, the body read)
+ * as soon as either fires, whether or not the platform noticed: a custom
+ * fetch may drop the `Request` it was given, and Node's fetch then loses the
+ * link from its signal after a garbage collection and never aborts
+ * (nodejs/node#55428; test/internal/abort.test.ts reproduces it).
  */
 export interface Attempt {
-  /** The attempt's signal, made on first call: Node's own transport never asks for it (an AbortSignal and its listener cost ~25 µs a call there). */
-  signal(): AbortSignal;
-  /** Rejects with the reason when the timeout fires or the caller aborts (what `race` races against). */
+  /** Rejects with the reason when the timeout fires or the caller aborts. */
   readonly stopped: Promise<never>;
   /** Whether the timeout fired. */
   readonly timedOut: boolean;
@@ -90,25 +90,10 @@ export interface Attempt {
 }
 
 export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number): Attempt {
-  let controller: AbortController | undefined;
-  let own: AbortSignal | undefined;
-  let timeout: DOMException | undefined;
   let stop!: (reason: unknown) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   stopped.catch(noop);
-  // Methods, not a getter: an object literal with a getter of its own gets a map of its own (in old space),
-  // through which V8's young collections kept every call's objects alive (some 3.7 KB a call promoted, and
-  // a full collection every few thousand calls, in `pnpm bench`'s consents.get).
   const attempt = {
-    signal() {
-      if (!own) {
-        controller = new AbortController();
-        // Made after the timeout fired: aborted already, as it would have been.
-        if (timeout) controller.abort(timeout);
-        own = anySignal(caller, controller.signal);
-      }
-      return own;
-    },
     stopped,
     timedOut: false,
     race: <T>(step: Promise<T>): Promise<T> => Promise.race([step, stopped]),
@@ -119,20 +104,8 @@ export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number)
   };
   const timer = setTimeout(() => {
     attempt.timedOut = true;
-    timeout = new DOMException("The attempt timed out", "TimeoutError");
-    controller?.abort(timeout);
-    stop(timeout);
+    stop(new DOMException("The attempt timed out", "TimeoutError"));
   }, timeoutMs);
-  // Listened to on the combined signal (never the caller's own): see onAbort.
-  const unlisten = caller ? listen(attempt.signal(), () => stop(own!.reason)) : noop;
+  const unlisten = onAbort(caller, () => stop(caller!.reason));
   return attempt;
-}
-
-function listen(signal: AbortSignal, listener: () => void): () => void {
-  if (signal.aborted) {
-    listener();
-    return noop;
-  }
-  signal.addEventListener("abort", listener, { once: true });
-  return () => signal.removeEventListener("abort", listener);
 }

@@ -3,7 +3,7 @@
 // download's stream by guardBody (size, and each stall between chunks).
 import { FdxConnectionError, FdxError, FdxResponseError, FdxTimeoutError } from "../core/error.js";
 import { redactCause, redactText } from "../core/redact.js";
-import { abortError, onAbort } from "./abort.js";
+import { abortError, noop, onAbort } from "./abort.js";
 import type { Reply, ReplyBody } from "./request.js";
 
 /** Thrown by {@link readText} when the body passes its limit; reading stopped there. */
@@ -27,7 +27,7 @@ export async function readText(response: Reply, limit: number, truncate?: (text:
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       bytes += chunk.value.byteLength;
       if (bytes > limit) {
-        void reader.cancel().catch(() => undefined);
+        void reader.cancel().catch(noop);
         if (!truncate) throw new BodyTooLarge();
         chunks.push(chunk.value.subarray(0, chunk.value.byteLength - (bytes - limit)));
         return truncate(decode(chunks, limit));
@@ -36,7 +36,7 @@ export async function readText(response: Reply, limit: number, truncate?: (text:
     }
   } catch (error) {
     // Stopped by the attempt (timeout, abort) or cut off: release the connection either way.
-    void reader.cancel().catch(() => undefined);
+    void reader.cancel().catch(noop);
     throw error;
   }
   return decode(chunks, bytes);
@@ -49,13 +49,18 @@ export async function readText(response: Reply, limit: number, truncate?: (text:
 function decode(chunks: Uint8Array[], bytes: number): string {
   // Stryker disable next-line ConditionalExpression: the general path decodes the same bytes; this only saves a copy
   if (chunks.length === 1) return utf8.decode(chunks[0]);
+  return utf8.decode(concat(chunks, bytes));
+}
+
+/** The chunks in one new array of `bytes` bytes (their sum). */
+export function concat(chunks: Uint8Array[], bytes = chunks.reduce((n, chunk) => n + chunk.byteLength, 0)): Uint8Array<ArrayBuffer> {
   const all = new Uint8Array(bytes);
   let offset = 0;
   for (const chunk of chunks) {
     all.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return utf8.decode(all);
+  return all;
 }
 
 const utf8 = new TextDecoder();
@@ -107,7 +112,7 @@ export function guardBody(source: ReplyBody | null, limits: BodyLimits): Readabl
   // The caller's signal is listened to here, for the life of the body,
   // rather than trusted to the fetch's own: a custom fetch may have dropped
   // the Request that carried it.
-  const release = onAbort(signal, () => void reader.cancel(signal?.reason).catch(() => undefined));
+  const release = onAbort(signal, () => void reader.cancel(signal?.reason).catch(noop));
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let bytes = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -118,7 +123,7 @@ export function guardBody(source: ReplyBody | null, limits: BodyLimits): Readabl
   // A limit broken: the response is cancelled, and the consumer gets the error.
   const stop = (error: FdxError) => {
     end();
-    void reader.cancel(error).catch(() => undefined);
+    void reader.cancel(error).catch(noop);
     controller.error(error);
   };
   const fail = (cause: unknown) => {

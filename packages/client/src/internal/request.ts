@@ -15,7 +15,7 @@ import {
 } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
-import { abortError, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
+import { abortError, noop, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
 import { uuid } from "./uuid.js";
@@ -115,7 +115,10 @@ export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Att
  * users choose fetch, is called as the default is.
  */
 export const sendFetch: Sender = (t, url, init, attempt) => {
-  init.signal = attempt.signal();
+  // A signal of the request's own, aborted when the attempt stops: it closes the connection (not only the wait).
+  const controller = new AbortController();
+  attempt.stopped.catch((reason: unknown) => controller.abort(reason));
+  init.signal = controller.signal;
   return attempt.race(t.fetch && t.fetch !== globalThis.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
 };
 
@@ -138,9 +141,9 @@ export const isHeaderValue = (value: unknown): value is string => typeof value =
 
 interface Failure {
   error: FdxError;
-  /** Undefined when no response arrived. */
-  status: number | undefined;
-  retryAfterMs: number | undefined;
+  /** Absent when no response arrived. */
+  status?: number;
+  retryAfterMs?: number;
   /** Whether the answer came from the URL's own origin (not from where a download was redirected). */
   sameOrigin?: boolean;
 }
@@ -309,6 +312,16 @@ async function send(
   }
 
   const limits = startAttempt(signal, timeoutMs);
+  // The attempt timed out or its connection failed (`during`: "" for the wait for headers), for the retry loop to weigh.
+  const lost = (cause: unknown, during: string): Failure => {
+    const s = secrets();
+    // The URL too: a same-origin page link may have carried the token.
+    return {
+      error: limits.timedOut
+        ? new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms${during}`, s), { interactionId })
+        : new FdxConnectionError(redactText(`${method} ${url} failed${during}: ${describe(cause)}`, s), { cause: redactCause(cause, s), interactionId }),
+    };
+  };
   const started = hooks?.onResponse ? performance.now() : 0;
   let response: Reply;
   let hopped = false;
@@ -337,23 +350,20 @@ async function send(
     } catch (cause) {
       if (cause instanceof FdxLinkError) throw cause;
       if (signal?.aborted) throw abortError(signal);
-      const s = secrets();
-      // The URL too: a same-origin page link may have carried the token.
-      if (limits.timedOut) return failed(new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms`, s), { interactionId }));
-      return failed(new FdxConnectionError(redactText(`${method} ${url} failed: ${describe(cause)}`, s), { cause: redactCause(cause, s), interactionId }));
+      return lost(cause, "");
     }
     const { status } = response;
     if (hooks?.onResponse) {
       const durationMs = performance.now() - started;
       await runHook("onResponse", hooks.onResponse, { ...event(call, attempt, interactionId), status, headers: response.headers, durationMs }).catch(
         (error: unknown) => {
-          void response.body?.cancel().catch(() => undefined);
+          void response.body?.cancel().catch(noop);
           throw error;
         },
       );
     }
     if (!stream && (response.type === "opaqueredirect" || (status >= 300 && status < 400))) {
-      void response.body?.cancel().catch(() => undefined);
+      void response.body?.cancel().catch(noop);
       const location = response.headers.get("location");
       const s = secrets();
       const message = `${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`;
@@ -370,7 +380,7 @@ async function send(
       }
       const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: s });
       // A 401 from where a download was redirected (a document host) says nothing of the user's token.
-      return { error, status, retryAfterMs, sameOrigin: !hopped || (response.url !== "" && sameOrigin(response.url, url)) };
+      return { error, status, retryAfterMs, sameOrigin: !hopped || sameOrigin(response.url, url) };
     }
     if (stream) return { response, interactionId, secrets };
     let text: string;
@@ -381,12 +391,7 @@ async function send(
       if (cause instanceof BodyTooLarge) {
         throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], { interactionId });
       }
-      const s = secrets();
-      if (limits.timedOut) {
-        return failed(new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms while reading the response`, s), { interactionId }));
-      }
-      const message = redactText(`${method} ${url} failed while reading the response: ${describe(cause)}`, s);
-      return failed(new FdxConnectionError(message, { cause: redactCause(cause, s), interactionId }));
+      return lost(cause, " while reading the response");
     }
     let data: unknown;
     if (mode === "json" && text !== "") {
@@ -409,6 +414,7 @@ async function send(
   }
 }
 
+// An unknown URL ("", a custom fetch's own Response) does not parse: not the same origin.
 function sameOrigin(a: string, b: string): boolean {
   try {
     return new URL(a).origin === new URL(b).origin;
@@ -416,8 +422,6 @@ function sameOrigin(a: string, b: string): boolean {
     return false;
   }
 }
-
-const failed = (error: FdxError): Failure => ({ error, status: undefined, retryAfterMs: undefined });
 
 const event = (call: Call, attempt: number, interactionId: string | undefined): HookEventBase => ({
   method: call.method,
@@ -436,12 +440,9 @@ async function runHook<E>(name: string, hook: (event: E) => void | Promise<void>
 
 // The platform error's own message names the cause (ECONNREFUSED, reset); the caller redacts it, as a custom fetch may quote headers.
 function describe(cause: unknown): string {
-  if (cause instanceof Error) {
-    const inner = (cause as { cause?: unknown }).cause;
-    const code = inner && typeof inner === "object" && "code" in inner ? ` (${String((inner as { code: unknown }).code)})` : "";
-    return `${cause.message}${code}`;
-  }
-  return String(cause);
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause.cause as { code?: unknown } | null | undefined)?.code;
+  return code === undefined ? cause.message : `${cause.message} (${String(code)})`;
 }
 
 /**

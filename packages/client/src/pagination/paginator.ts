@@ -1,6 +1,6 @@
 import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
-import { anySignal } from "../internal/abort.js";
+import { anySignal, noop } from "../internal/abort.js";
 import { checkResponse, type Context } from "../internal/context.js";
 import { buildPath, buildQuery } from "../internal/paths.js";
 import { recentSet, seenBits } from "../internal/recent.js";
@@ -146,7 +146,7 @@ async function* walk(
       if (ahead && load) {
         pending = load();
         // Its failure belongs to the consumer's next step; until then it must not count as unhandled.
-        pending.catch(() => {});
+        pending.catch(noop);
         load = undefined;
       }
       const prevHref = page.prevHref ?? previousUrl;

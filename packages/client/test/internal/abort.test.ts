@@ -107,15 +107,18 @@ describe("sleep", () => {
 });
 
 describe("startAttempt", () => {
-  it("on timeout: timedOut, the signal aborts and race rejects, both with a TimeoutError", async () => {
+  it("on timeout: timedOut, stopped and race reject, both with a TimeoutError", async () => {
     vi.useFakeTimers();
     const attempt = startAttempt(undefined, 1_000);
     const raced = attempt.race(new Promise(() => {})).catch((e: unknown) => e);
+    const stopped = attempt.stopped.catch((e: unknown) => e);
     expect(attempt.timedOut).toBe(false);
-    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(attempt.timedOut).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
     expect(attempt.timedOut).toBe(true);
-    expect(attempt.signal().aborted).toBe(true);
-    const reason = attempt.signal().reason as DOMException;
+    const reason = (await stopped) as DOMException;
+    expect(reason).toBeInstanceOf(DOMException);
     expect([reason.name, reason.message]).toEqual(["TimeoutError", "The attempt timed out"]);
     expect(await raced).toBe(reason);
   });
@@ -123,10 +126,23 @@ describe("startAttempt", () => {
   it("end() stops the timeout", async () => {
     vi.useFakeTimers();
     const attempt = startAttempt(undefined, 1_000);
+    let stopped = false;
+    attempt.stopped.catch(() => (stopped = true));
     attempt.end();
     await vi.advanceTimersByTimeAsync(5_000);
     expect(attempt.timedOut).toBe(false);
-    expect(attempt.signal().aborted).toBe(false);
+    expect(stopped).toBe(false);
+  });
+
+  it("end() stops following the caller's signal", async () => {
+    const caller = new AbortController();
+    const attempt = startAttempt(caller.signal, 60_000);
+    let stopped = false;
+    attempt.stopped.catch(() => (stopped = true));
+    attempt.end();
+    caller.abort("late");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stopped).toBe(false);
   });
 
   it("follows the caller's signal, even one that already aborted", async () => {
@@ -135,12 +151,19 @@ describe("startAttempt", () => {
     const raced = attempt.race(new Promise(() => {})).catch((e: unknown) => e);
     caller.abort("caller stopped");
     expect(await raced).toBe("caller stopped");
-    expect(attempt.signal().aborted).toBe(true);
+    expect(await attempt.stopped.catch((e: unknown) => e)).toBe("caller stopped");
     expect(attempt.timedOut).toBe(false);
     attempt.end();
 
     const early = startAttempt(AbortSignal.abort("before"), 60_000);
     expect(await early.race(new Promise(() => {})).catch((e: unknown) => e)).toBe("before");
     early.end();
+  });
+
+  it("race settles like its step while the attempt runs", async () => {
+    const attempt = startAttempt(undefined, 60_000);
+    expect(await attempt.race(Promise.resolve("answer"))).toBe("answer");
+    expect(await attempt.race(Promise.reject(new Error("refused"))).catch((e: unknown) => (e as Error).message)).toBe("refused");
+    attempt.end();
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { BodyTooLarge, readText } from "../../src/internal/body.js";
+import { BodyTooLarge, concat, readText } from "../../src/internal/body.js";
+import { toDocument } from "../../src/download/document.js";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { createClient, FdxResponseError, FdxTimeoutError, FdxValidationError, type ClientOptions } from "../../src/index.js";
 import { startServer, type Handler, type TestServer } from "../support/statements.js";
@@ -23,6 +24,26 @@ function chunked(chunks: Uint8Array[]) {
   });
   return { response: new Response(body), seen };
 }
+
+describe("concat and a document's arrayBuffer()", () => {
+  it("joins chunks that are views into larger buffers, into a buffer of exactly their bytes", () => {
+    const backing = bytes("xxabcxx");
+    const joined = concat([backing.subarray(2, 5), bytes("de"), new Uint8Array(0), bytes("f")]);
+    expect(new TextDecoder().decode(joined)).toBe("abcdef");
+    expect(joined.buffer.byteLength).toBe(6);
+    expect(new TextDecoder().decode(concat([bytes("ab"), bytes("cdef")], 6))).toBe("abcdef");
+    expect(concat([]).byteLength).toBe(0);
+  });
+
+  it("arrayBuffer() holds every chunk of the document in order, and nothing else", async () => {
+    const backing = bytes("--%PDF-1.7--");
+    const { response } = chunked([backing.subarray(2, 6), bytes("-1"), backing.subarray(8, 10)]);
+    const doc = toDocument(response, { signal: undefined, url: "https://x/s", status: 200, interactionId: undefined, maxBytes: 1_000, stallMs: 5_000, secrets: () => [] });
+    const buffer = await doc.arrayBuffer();
+    expect(buffer.byteLength).toBe(8);
+    expect(new TextDecoder().decode(buffer)).toBe("%PDF-1.7");
+  });
+});
 
 describe("readText", () => {
   it("decodes a character whose bytes are split across chunks", async () => {
