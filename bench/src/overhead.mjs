@@ -17,7 +17,7 @@ const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" }
 const keepAlive = new http.Agent({ keepAlive: true });
 
 /** A keep-alive node:http GET, body gathered and JSON.parse'd: the floor a Node transport can reach. */
-function httpGetJson(url) {
+export function httpGetJson(url) {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers, agent: keepAlive }, (res) => {

@@ -1,6 +1,8 @@
 // Pagination: every statement of an account, page after page.
 // 1. `for await` over the SDK's paginator versus a hand-written fetch loop
-//    following `links.next.href` (same pages, same headers), interleaved runs.
+//    following `links.next.href` (same pages, same headers), interleaved runs;
+//    beside them the same loop on keep-alive node:http, the floor a Node
+//    transport can reach (each page's JSON.parse is most of it).
 // 2. With a slow consumer (a few ms of awaited work per page, as a job that
 //    writes each page to a database would have): sequential pages versus the
 //    SDK's opt-in `prefetch: 1`, which overlaps the next request with the work.
@@ -8,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@fdxkit/client";
 import { ACCOUNT_ID, PROVIDER_ID, TOKEN, statementsPath } from "./server.mjs";
+import { httpGetJson } from "./overhead.mjs";
 import { median, pairedRatio, ratio, rotate, round } from "./stats.mjs";
 
 const headers = { Authorization: `Bearer ${TOKEN}`, Accept: "application/json" };
@@ -32,6 +35,19 @@ async function handLoop(origin, perPage, timeoutMs) {
     } finally {
       clearTimeout(timer);
     }
+    for (const statement of body.statements ?? []) if (statement.statementId) seen++;
+    const href = body.links?.next?.href;
+    url = href ? new URL(href, origin).href : undefined;
+  }
+  return seen;
+}
+
+/** The hand loop on node:http: no timeout, no checks, nothing but the pages. */
+async function httpLoop(origin, perPage) {
+  let url = `${origin}${statementsPath}?limit=${perPage}`;
+  let seen = 0;
+  while (url) {
+    const body = await httpGetJson(url);
     for (const statement of body.statements ?? []) if (statement.statementId) seen++;
     const href = body.links?.next?.href;
     url = href ? new URL(href, origin).href : undefined;
@@ -82,11 +98,13 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
     { name: "hand-written fetch loop", fn: () => handLoop(origin, perPage), expect: total },
     { name: "hand-written fetch loop, timeout signal", fn: () => handLoop(origin, perPage, 30_000), expect: total },
     { name: "fdxkit for await", fn: () => sdkLoop(client, perPage), expect: total },
+    { name: "node:http loop", fn: () => httpLoop(origin, perPage), expect: total },
   ];
   await timeRuns(fast, 1); // warm-up
   const fastTimes = await timeRuns(fast, rounds);
-  const [hand, handSignal, sdk] = fast.map((f) => fastTimes.get(f.name));
+  const [hand, handSignal, sdk, floor] = fast.map((f) => fastTimes.get(f.name));
   const handMs = median(hand);
+  const floorMs = median(floor);
   const handSignalMs = median(handSignal);
   const sdkMs = median(sdk);
 
@@ -106,11 +124,14 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
     handLoopMs: round(handMs),
     handLoopSignalMs: round(handSignalMs),
     sdkMs: round(sdkMs),
+    nodeHttpMs: round(floorMs),
     ratio: pairedRatio(sdk, hand),
+    nodeHttpRatio: pairedRatio(floor, hand),
+    vsNodeHttp: pairedRatio(sdk, floor),
     pooledRatio: ratio(sdkMs, handMs),
     signalRatio: pairedRatio(handSignal, hand),
     vsTimeoutSignal: pairedRatio(sdk, handSignal),
-    perPageUs: { handLoop: round((handMs / pages) * 1000), handLoopSignal: round((handSignalMs / pages) * 1000), sdk: round((sdkMs / pages) * 1000) },
+    perPageUs: { handLoop: round((handMs / pages) * 1000), handLoopSignal: round((handSignalMs / pages) * 1000), sdk: round((sdkMs / pages) * 1000), nodeHttp: round((floorMs / pages) * 1000) },
     slowConsumer: {
       workMsPerPage: workMs,
       rounds: slowRounds,

@@ -161,8 +161,12 @@ export function toMarkdown(results) {
         ["hand-written `fetch` loop following `links.next.href`", `${p.handLoopMs} ms`, `${p.perPageUs.handLoop} µs`, "1.00×", "1.00×", ""],
         ["the same loop, a 30 s timeout signal per request", `${p.handLoopSignalMs} ms`, `${p.perPageUs.handLoopSignal} µs`, x(p.signalRatio), x(ratio(p.handLoopSignalMs, p.handLoopMs)), "1.00×"],
         ["**fdxkit `for await` over `statements.list`**", `${p.sdkMs} ms`, `${p.perPageUs.sdk} µs`, x(p.ratio), x(p.pooledRatio), x(p.vsTimeoutSignal)],
+        ...(p.nodeHttpMs === undefined
+          ? []
+          : [["the hand loop on keep-alive `node:http` (the floor; no timeout, no checks)", `${p.nodeHttpMs} ms`, `${p.perPageUs.nodeHttp} µs`, x(p.nodeHttpRatio), x(ratio(p.nodeHttpMs, p.handLoopMs)), ""]]),
       ]),
     );
+    if (p.vsNodeHttp !== undefined) out.push("", `fdxkit over the \`node:http\` floor: ${x(p.vsNodeHttp)} (median of the per-round ratios).`);
     const s = p.slowConsumer;
     out.push("", `With a slow consumer (${s.workMsPerPage} ms of awaited work per page, median of ${s.rounds} runs):`, "");
     out.push(
@@ -296,7 +300,7 @@ export function printSummary(results) {
   }
   if (results.pagination) {
     const p = results.pagination;
-    console.log(`Pagination: hand loop ${p.handLoopMs} ms, with a timeout signal ${p.handLoopSignalMs} ms, fdxkit ${p.sdkMs} ms (${x(p.ratio)}, ${x(p.vsTimeoutSignal)} vs the same signal); slow consumer sequential ${p.slowConsumer.sequentialMs} ms, prefetch ${p.slowConsumer.prefetchMs} ms (${x(p.slowConsumer.speedup)} faster)`);
+    console.log(`Pagination: hand loop ${p.handLoopMs} ms, with a timeout signal ${p.handLoopSignalMs} ms, fdxkit ${p.sdkMs} ms (${x(p.ratio)}, ${x(p.vsTimeoutSignal)} vs the same signal), node:http floor ${p.nodeHttpMs} ms (${x(p.nodeHttpRatio)}; fdxkit ${x(p.vsNodeHttp)} of it); slow consumer sequential ${p.slowConsumer.sequentialMs} ms, prefetch ${p.slowConsumer.prefetchMs} ms (${x(p.slowConsumer.speedup)} faster)`);
   }
   if (results.download) {
     console.log("Download");

@@ -36,7 +36,7 @@ describe("bench harness, smoke mode", () => {
     expect(baseline).toMatchObject({ medianRatio: 1, pooledMedianRatio: 1, cpuRatio: 1, concurrentRatio: 1 });
     expect(results.overhead.contenders.find((c: { name: string }) => c.name.includes("timeout signal")).vsTimeoutSignal).toBe(1);
 
-    expect(results.pagination).toMatchObject({ handLoopMs: positive, handLoopSignalMs: positive, sdkMs: positive, ratio: positive, pooledRatio: positive, signalRatio: positive, vsTimeoutSignal: positive });
+    expect(results.pagination).toMatchObject({ handLoopMs: positive, handLoopSignalMs: positive, sdkMs: positive, nodeHttpMs: positive, ratio: positive, pooledRatio: positive, signalRatio: positive, vsTimeoutSignal: positive, nodeHttpRatio: positive, vsNodeHttp: positive });
     expect(results.pagination.statements).toBe(results.pagination.pages * results.pagination.perPage);
     expect(results.pagination.slowConsumer).toMatchObject({ sequentialMs: positive, prefetchMs: positive, speedup: positive });
 
