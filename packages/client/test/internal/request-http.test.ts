@@ -100,6 +100,28 @@ describe("timeouts", () => {
     await expect.poll(() => closed, { timeout: 5_000 }).toBe(1);
   });
 
+  it("a fetch given to the client sees its request's signal abort with the reason: the attempt's timeout, or the caller's abort", async () => {
+    const signals: AbortSignal[] = [];
+    // Answers nothing, ever: only the signal can end what it started.
+    const fetch = (request: Request) => {
+      signals.push(request.signal);
+      return new Promise<Response>(() => {});
+    };
+    const timedOut = await rejectionOf(createClient({ baseUrl: "http://127.0.0.1:9", token: "tok", maxRetries: 0, timeoutMs: 50, fetch }).consents.get("c-1"));
+    expect(timedOut).toBeInstanceOf(FdxTimeoutError);
+    await expect.poll(() => signals[0]?.aborted, { timeout: 5_000 }).toBe(true);
+    expect([(signals[0]!.reason as DOMException).name, (signals[0]!.reason as DOMException).message]).toEqual(["TimeoutError", "The attempt timed out"]);
+
+    const caller = new AbortController();
+    const pending = rejectionOf(createClient({ baseUrl: "http://127.0.0.1:9", token: "tok", maxRetries: 0, fetch }).consents.get("c-1", { signal: caller.signal }));
+    await expect.poll(() => signals.length, { timeout: 5_000 }).toBe(2);
+    expect(signals[1]!.aborted).toBe(false);
+    caller.abort("the user left");
+    expect(await pending).toBeInstanceOf(FdxAbortError);
+    await expect.poll(() => signals[1]!.aborted, { timeout: 5_000 }).toBe(true);
+    expect(signals[1]!.reason).toBe("the user left");
+  });
+
   it("a POST that timed out is not repeated", async () => {
     server = await startHttp(() => {});
     const error = await rejectionOf(clientFor(server.url, { timeoutMs: 50, maxRetries: 2 }).subscriptions.create(input));
