@@ -131,6 +131,38 @@ describe.runIf(transport === "node")("node:http: what is sent", () => {
     expect(Buffer.byteLength(body)).toBeGreaterThan(body.length);
   });
 
+  it("without a body: a DELETE or GET sends no length and is not chunked; a given Content-Length yields to the body's", async () => {
+    const got: { method?: string; length?: string; chunked?: string; body: string }[] = [];
+    const server = await http((req, res) => {
+      let body = "";
+      req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      req.on("end", () => {
+        got.push({ method: req.method, length: req.headers["content-length"], chunked: req.headers["transfer-encoding"], body });
+        res.end();
+      });
+    });
+    await (await sendNode(`${server.url}/`, { method: "DELETE" }, undefined)).body!.cancel();
+    await (await sendNode(`${server.url}/`, {}, undefined)).body!.cancel();
+    await (await sendNode(`${server.url}/`, { method: "PATCH", body: "{}", headers: { "content-length": "999" } }, undefined)).body!.cancel();
+    expect(got).toEqual([
+      { method: "DELETE", length: undefined, chunked: undefined, body: "" },
+      { method: "GET", length: undefined, chunked: undefined, body: "" },
+      { method: "PATCH", length: "2", chunked: undefined, body: "{}" },
+    ]);
+  });
+
+  it("Host is the URL's host, sent once, unless the caller names one", async () => {
+    const got: string[][] = [];
+    const server = await http((req, res) => {
+      got.push(req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").map((_, i) => req.headers.host!));
+      res.end();
+    });
+    const port = new URL(server.url).port;
+    await (await sendNode(`${server.url}/`, { headers: { accept: "application/json" } }, undefined)).body!.cancel();
+    await (await sendNode(`${server.url}/`, { headers: { host: "api.example.test" } }, undefined)).body!.cancel();
+    expect(got).toEqual([[`127.0.0.1:${port}`], ["api.example.test"]]);
+  });
+
   it("headers given as pairs or a Headers, in any case, are the caller's (its Accept-Encoding kept)", async () => {
     const got: (string | undefined)[] = [];
     const server = await http((req, res) => {
