@@ -185,6 +185,9 @@ function toConnection(row: unknown, table: string, operation: "get" | "list" | "
     idToken: text("id_token"),
     refreshToken: text("refresh_token"),
     expiresAt: time("expires_at"),
+    // Not stored yet: the columns come with the access-token migration.
+    accessToken: "",
+    accessTokenExpiresAt: 0,
     accounts,
     subject: text("subject"),
     connector: optionalText("connector"),

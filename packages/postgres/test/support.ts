@@ -21,6 +21,8 @@ export function connection(id: string, overrides: Partial<Connection> = {}): Con
     idToken: `id-token-${id}-secret`,
     refreshToken: `refresh-token-${id}-secret`,
     expiresAt: 1_900_000_000_000,
+    accessToken: "",
+    accessTokenExpiresAt: 0,
     accounts: ["acc-1", "acc-2"],
     subject: "user-sub",
     connector: "mikomo",

@@ -401,6 +401,8 @@ function readTokenAnswer(status: number, data: unknown, checks: TokenChecks & { 
     idToken: idToken as string,
     refreshToken,
     expiresAt: (claims.exp as number) * 1000,
+    accessToken: typeof data.access_token === "string" ? data.access_token : "",
+    accessTokenExpiresAt: 0,
     accounts: Array.isArray(claims.accounts) ? claims.accounts.filter((a): a is string => typeof a === "string") : [],
     subject: claims.sub as string,
     ...(typeof claims.connectorId === "string" ? { connector: claims.connectorId } : {}),

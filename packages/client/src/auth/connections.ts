@@ -205,6 +205,8 @@ export function createConnections(options: ConnectionsOptions): Connections {
     idToken: set.idToken,
     refreshToken: set.refreshToken,
     expiresAt: set.expiresAt,
+    accessToken: set.accessToken,
+    accessTokenExpiresAt: set.accessTokenExpiresAt,
     accounts: [...set.accounts],
     subject: set.subject,
     connector: set.connector,

@@ -11,6 +11,10 @@ export interface TokenSet {
   refreshToken: string;
   /** When the id token expires (its `exp` claim), in epoch milliseconds. */
   expiresAt: number;
+  /** The provider's access token (the bearer a standard OAuth resource server takes); `""` when it sent none. */
+  accessToken: string;
+  /** When the access token expires (from `expires_in`), in epoch milliseconds; 0 when unknown. */
+  accessTokenExpiresAt: number;
   /** The account ids the user granted (the id token's `accounts` claim). */
   accounts: string[];
   /** The id token's `sub`. */
@@ -43,7 +47,12 @@ export interface Connection {
   idToken: string;
   /** Empty when the connection is not active. */
   refreshToken: string;
+  /** When the id token expires. */
   expiresAt: number;
+  /** The provider's access token; empty when it sent none or the connection is not active. */
+  accessToken: string;
+  /** When the access token expires; 0 when unknown. */
+  accessTokenExpiresAt: number;
   accounts: string[];
   subject: string;
   connector: string | undefined;

@@ -14,6 +14,8 @@ export function sampleConnection(id: string, overrides: Partial<Connection> = {}
     idToken: `id-token-of-${id}`,
     refreshToken: `refresh-token-of-${id}`,
     expiresAt: 1_900_000_000_000,
+    accessToken: "",
+    accessTokenExpiresAt: 0,
     accounts: ["acct-1", "acct-2"],
     subject: `sub-${id}`,
     connector: "mikomo",
