@@ -188,6 +188,26 @@ for (const file of readmes) {
 }
 console.log(`checked ${linksChecked} relative links`);
 
+// --- Figures quoted from BENCHMARKS.md: `<!-- figure: TARGET -->TEXT<!-- /figure -->` holds TEXT to the
+// "measured" cell of that target's row, so a figure in the prose cannot outlive the benchmark run it came from. ---
+const benchmarks = readFileSync(path.join(root, "BENCHMARKS.md"), "utf8");
+const measured = new Map();
+for (const row of benchmarks.matchAll(/^\|\s*([^|]+?)\s*\|\s*[^|]*\|\s*([^|]+?)\s*\|\s*[✔✘]\s*\|$/gmu)) measured.set(row[1], row[2]);
+let figuresChecked = 0;
+for (const file of readmes) {
+  readFileSync(path.join(root, file), "utf8")
+    .split("\n")
+    .forEach((line, i) => {
+      for (const m of line.matchAll(/<!--\s*figure:\s*(.+?)\s*-->(.*?)<!--\s*\/figure\s*-->/g)) {
+        figuresChecked++;
+        const cell = measured.get(m[1]);
+        if (cell === undefined) problems.push(`${file}:${i + 1}: figure names "${m[1]}", which is no target row of BENCHMARKS.md`);
+        else if (m[2].trim() === "" || !cell.includes(m[2].trim())) problems.push(`${file}:${i + 1}: stale figure "${m[2]}" for "${m[1]}": BENCHMARKS.md measured ${cell}`);
+      }
+    });
+}
+console.log(`checked ${figuresChecked} figures against BENCHMARKS.md`);
+
 // --- Shell blocks: lint. ---
 const shell = all.filter((b) => ["sh", "bash", "shell", "console"].includes(b.lang) && b.marker !== "skip");
 for (const b of shell) {
