@@ -55,3 +55,5 @@ export type { StatementListParams } from "./pagination/params.js";
 export type { StatementDocument } from "./download/document.js";
 export type { DownloadOptions } from "./download/download.js";
 export type { DownloadTarget, StatementIds } from "./download/target.js";
+export { memoryRateBudget } from "./rate-budget/memory.js";
+export type { ActorType, RateBudget, RateLimit, RateLimits } from "./rate-budget/types.js";

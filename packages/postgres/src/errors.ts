@@ -10,7 +10,9 @@ export type PostgresOperation =
   | "findByConsentId"
   | "claim"
   | "release"
-  | "purge";
+  | "purge"
+  | "take"
+  | "pause";
 
 /**
  * A database call of a `@fdxkit/postgres` store failed, or a row it read is
