@@ -65,6 +65,11 @@ export type ForwardedCertificateResult =
  * only (Web Crypto for `"pem"`). Answer anything not verified with 403 before
  * it reaches `createWebhookHandler`.
  *
+ * The header is read strictly: a value that is not well formed — an unclosed
+ * quote, a `\` with nothing after it, PEM with anything but whitespace around
+ * it, two header lines joined (`, ` outside quotes) — is `"malformed"`, never
+ * read past, since behind a proxy that appends, its start is the client's.
+ *
  * @example
  * ```ts
  * const handle = createWebhookHandler({ onNotification, dedupe: memoryDedupe() });
