@@ -12,7 +12,8 @@
 //   node scripts/attacks.mjs --one N   run attack N only, print its result as JSON (what the parent does)
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createHash, randomBytes } from "node:crypto";
+import { createServer, request as httpRequest } from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -386,6 +387,50 @@ const attacks = {
     for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
     return { outcome: `${Object.entries(counts).map(([status, n]) => `${n} × ${status}`).join(", ")}, connections closed` };
   },
+  // --- Issue 36: forwarded certificates behind a proxy that appends, and a refresh token echoed in base64.
+  ...Object.fromEntries(
+    [
+      ["an unclosed quote swallows the proxy's element (Envoy APPEND_FORWARD)", (pinned, proxy) => [`${pinned};Subject=",${proxy}`]],
+      ["a trailing backslash in a quote escapes the proxy's comma (APPEND_FORWARD)", (pinned, proxy) => [`${pinned};Subject="CN=x\\,${proxy}`]],
+      ["the proxy's line, then the client's own line (two header lines)", (pinned, proxy) => [proxy, pinned]],
+    ].map(([what, lines]) => [
+      `forwarded certificate: ${what}`,
+      async ({ webhooks, node }) => {
+        const { pinned, other } = fakeCertificates();
+        const proxy = `By=spiffe://cluster.local/ns/hooks/sa/receiver;Hash=${other.hex};Subject="";URI=spiffe://cluster.local/ns/fdx/sa/sender`;
+        const result = await verifyThroughListener(webhooks, node, "x-forwarded-client-cert", lines(`Hash=${pinned.hex}`, proxy), { fingerprints: [pinned.hex] });
+        return { outcome: verdict(result) };
+      },
+    ]),
+  ),
+  async "forwarded certificate (pem): junk, then the pinned PEM"({ webhooks, node }) {
+    const { pinned } = fakeCertificates();
+    const result = await verifyThroughListener(webhooks, node, "x-client-cert", [`junk${encodeURIComponent(pinned.pem)}`], { fingerprints: [pinned.hex], format: "pem" });
+    return { outcome: verdict(result) };
+  },
+  async "refresh token echoed base64-encoded in an OAuth error body"() {
+    const auth = await import(pathToFileURL(path.join(dist, "auth.js")).href);
+    const b64 = (text) => Buffer.from(text).toString("base64");
+    const b64url = (text) => Buffer.from(text).toString("base64url");
+    // The IdP quotes the request it refuses inside JSON, base64-encoded, so the token sits at no multiple of 3 bytes.
+    let quoted = "";
+    const s = await serve(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      quoted = JSON.stringify({ received: body });
+      const description = `unknown refresh token ${b64(TOKEN)} (${b64url(TOKEN)}); request was ${b64(quoted)}`;
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: description }));
+    });
+    const client = auth.createAuthClient({ issuer: s.url, clientId: "c", clientSecret: "client-secret-1", redirectUri: "http://127.0.0.1:9/cb", endpoints: { authorization: `${s.url}/auth`, token: `${s.url}/token` } });
+    const r = await outcomeOf(client.refresh(TOKEN));
+    await s.close();
+    const start = quoted.indexOf(TOKEN);
+    const inner = (encoded) => encoded.slice(Math.ceil((start * 8) / 6), Math.floor(((start + TOKEN.length) * 8) / 6));
+    const forms = [b64(TOKEN), b64(TOKEN).replace(/=+$/, ""), b64url(TOKEN), b64url(TOKEN).replace(/=+$/, ""), inner(b64(quoted)), inner(b64url(quoted))];
+    const views = [r.error?.message, r.error?.stack, String(r.error), JSON.stringify(r.error), inspect(r.error, { depth: 10 })].join("\n");
+    const shown = forms.filter((form) => views.includes(form)).length;
+    return { outcome: `${r.name}, ${shown} of ${forms.length} base64 forms of the token shown`, error: r.error };
+  },
 };
 
 /** A notification body whose customFields are `fields`, padded with spaces to `size` characters. */
@@ -393,6 +438,38 @@ function notificationBody(fields, size) {
   const text = JSON.stringify({ category: "CONSENT", type: "CONSENT_REVOKED", notificationPayload: { id: "c-1", idType: "CONSENT", customFields: fields } });
   return size ? text.padEnd(size) : text;
 }
+
+/** Two stand-ins for certificates: random DER-sized bytes in PEM armour, and their SHA-256 (all the verifier hashes). */
+function fakeCertificates() {
+  const make = () => {
+    const der = randomBytes(400);
+    const lines = der.toString("base64").match(/.{1,64}/g).join("\n");
+    return { pem: `-----BEGIN CERTIFICATE-----\n${lines}\n-----END CERTIFICATE-----\n`, hex: createHash("sha256").update(der).digest("hex") };
+  };
+  return { pinned: make(), other: make() };
+}
+
+/** verifyForwardedClientCertificate behind toNodeListener on 127.0.0.1, the header sent as these lines. */
+async function verifyThroughListener(webhooks, node, header, lines, options) {
+  const handler = async (request) => Response.json(await webhooks.verifyForwardedClientCertificate(request, { fromProxy: true, header, ...options }));
+  const server = createServer(node.toNodeListener(handler));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = httpRequest(`http://127.0.0.1:${server.address().port}/hooks`, { method: "POST", headers: { [header]: lines } }, async (res) => {
+        let text = "";
+        for await (const chunk of res) text += chunk;
+        resolve(JSON.parse(text));
+      });
+      req.on("error", reject).end();
+    });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+const verdict = (result) => (result.verified ? "verified: true (the forged pin passed)" : `verified: false (${result.reason})`);
 
 function toStream(iterator) {
   return new ReadableStream({

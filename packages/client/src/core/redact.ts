@@ -9,12 +9,50 @@ const REDACTED = "[redacted]";
 /** Shorter secrets are only replaced as whole words: "t" must not eat every letter t of a server's message. */
 const WHOLE_WORD_BELOW = 8;
 
-/** The forms a secret takes when echoed: as is, JSON-escaped (slashes too, as PHP does), URL- and form-encoded. */
+/**
+ * The forms a secret takes when echoed: as is, JSON-escaped (slashes too, as
+ * PHP does), URL- and form-encoded; and the same of its base64 and base64url
+ * encodings (a server that quotes a request it could not use may encode it).
+ */
 export function secretForms(secret: string): string[] {
   if (!secret) return [];
-  const json = JSON.stringify(secret).slice(1, -1);
-  const forms = [secret, json, json.replaceAll("/", "\\/"), encodeURIComponent(secret), new URLSearchParams([["", secret]]).toString().slice(1)];
+  const forms = [...escapedForms(secret), ...encodedForms(secret).flatMap(escapedForms)];
   return [...new Set(forms)];
+}
+
+function escapedForms(text: string): string[] {
+  const json = JSON.stringify(text).slice(1, -1);
+  return [text, json, json.replaceAll("/", "\\/"), encodeURIComponent(text), new URLSearchParams([["", text]]).toString().slice(1)];
+}
+
+/**
+ * The secret's UTF-8 bytes in base64 and base64url, padded and not; and, for
+ * a secret long enough that a piece of it is still unmistakable, the
+ * characters that encode nothing but the secret when it sits inside a longer
+ * encoded text at any of the three byte alignments (a whole request body
+ * echoed in base64). The whole encodings come before those pieces: a piece
+ * replaced first would leave the whole encoding's last characters standing.
+ */
+function encodedForms(secret: string): string[] {
+  const bytes = new TextEncoder().encode(secret);
+  const padded = base64(bytes);
+  const forms = [padded, padded.replace(/=+$/, "")];
+  if (secret.length >= WHOLE_WORD_BELOW) {
+    for (let offset = 0; offset < 3; offset++) {
+      const shifted = new Uint8Array(offset + bytes.length);
+      shifted.set(bytes, offset);
+      // Characters of 6 bits: the first that starts after the filler bytes, up to the last that ends within the secret.
+      forms.push(base64(shifted).slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6)));
+    }
+  }
+  const urlSafe = (text: string) => text.replaceAll("+", "-").replaceAll("/", "_");
+  return [...forms, ...forms.map(urlSafe)];
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,5 +1,6 @@
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import { normalizeFingerprint, withColons } from "./fingerprint.js";
+import { parseXfcc } from "./xfcc.js";
 
 /** How the proxy writes the client certificate into its header. */
 export type ForwardedCertificateFormat = "xfcc" | "pem" | "sha256";
@@ -64,6 +65,11 @@ export type ForwardedCertificateResult =
  * only (Web Crypto for `"pem"`). Answer anything not verified with 403 before
  * it reaches `createWebhookHandler`.
  *
+ * The header is read strictly: a value that is not well formed — an unclosed
+ * quote, a `\` with nothing after it, PEM with anything but whitespace around
+ * it, two header lines joined (`, ` outside quotes) — is `"malformed"`, never
+ * read past, since behind a proxy that appends, its start is the client's.
+ *
  * @example
  * ```ts
  * const handle = createWebhookHandler({ onNotification, dedupe: memoryDedupe() });
@@ -123,55 +129,27 @@ function checkOptions(options: ForwardedClientCertificateOptions) {
   return { pinned, fromProxy, header, format };
 }
 
-/** The forwarded certificate's SHA-256 as upper-case hex, or `undefined` when the value holds none. */
+/** The forwarded certificate's SHA-256 as upper-case hex, or `undefined` when the value holds none or is not well formed. */
 async function fingerprintOf(value: string, format: ForwardedCertificateFormat): Promise<string | undefined> {
   if (format === "sha256") return normalizeFingerprint(value.trim());
   if (format === "pem") return hashPem(value);
-  const element = lastXfccElement(value);
+  const parsed = parseXfcc(value);
+  if ("fault" in parsed) return undefined;
+  // The last element is the one the nearest proxy added.
+  const element = parsed.elements.at(-1)!;
   const hash = element.get("hash");
   if (hash !== undefined) return normalizeFingerprint(hash);
   const cert = element.get("cert");
   return cert === undefined ? undefined : hashPem(cert);
 }
 
+const FIRST_PEM = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/;
 /**
- * The key/value pairs of the last element of an `x-forwarded-client-cert`
- * value (keys lower-cased). Elements are separated by `,` and pairs by `;`,
- * both outside double quotes; a quoted value may hold `\"`.
+ * One or more certificates and nothing else but whitespace: text before,
+ * between or after them may be a client's forgery that a proxy's value was
+ * appended to (or a second header line), so it is refused, not skipped.
  */
-function lastXfccElement(value: string): Map<string, string> {
-  const elements: Map<string, string>[] = [new Map()];
-  let key = "";
-  let text = "";
-  let inKey = true;
-  let quoted = false;
-  const finishPair = () => {
-    const name = key.trim().toLowerCase();
-    if (name !== "") elements.at(-1)!.set(name, inKey ? "" : text);
-    key = "";
-    text = "";
-    inKey = true;
-  };
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i]!;
-    if (quoted) {
-      if (c === "\\" && i + 1 < value.length) text += value[++i];
-      else if (c === '"') quoted = false;
-      else text += c;
-    } else if (c === '"' && !inKey) quoted = true;
-    else if (c === "=" && inKey) inKey = false;
-    else if (c === ";") finishPair();
-    else if (c === ",") {
-      finishPair();
-      elements.push(new Map());
-    } else if (inKey) key += c;
-    else text += c;
-  }
-  finishPair();
-  return elements.at(-1)!;
-}
-
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/;
+const PEM_CHAIN = /^\s*(?:-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/;
 
 /** SHA-256 of the first certificate of a (possibly URL-encoded) PEM text. */
 async function hashPem(value: string): Promise<string | undefined> {
@@ -181,7 +159,8 @@ async function hashPem(value: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-  const base64 = PEM_BLOCK.exec(pem)?.[1]?.replace(/\s+/g, "");
+  if (!PEM_CHAIN.test(pem)) return undefined;
+  const base64 = FIRST_PEM.exec(pem)?.[1]?.replace(/\s+/g, "");
   if (!base64) return undefined;
   let der: Uint8Array<ArrayBuffer>;
   try {

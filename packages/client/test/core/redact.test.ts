@@ -34,8 +34,41 @@ describe("secretForms", () => {
   });
 
   it("lists the secret as is, JSON-escaped (slashes too), URL- and form-encoded, each once", () => {
-    expect(secretForms('a/b c+"d')).toEqual(['a/b c+"d', 'a/b c+\\"d', 'a\\/b c+\\"d', "a%2Fb%20c%2B%22d", "a%2Fb+c%2B%22d"]);
-    expect(secretForms("plain-token")).toEqual(["plain-token"]);
+    expect(secretForms('a/b c+"d').slice(0, 5)).toEqual(['a/b c+"d', 'a/b c+\\"d', 'a\\/b c+\\"d', "a%2Fb%20c%2B%22d", "a%2Fb+c%2B%22d"]);
+    expect(secretForms("plain-token")[0]).toBe("plain-token");
+    expect(secretForms("plain-token")[1]).not.toBe("plain-token");
+  });
+
+  it("adds its base64 and base64url encodings, padded and not, each escaped like the secret", () => {
+    const forms = secretForms("???>>>??");
+    for (const form of ["Pz8/Pj4+Pz8=", "Pz8/Pj4+Pz8", "Pz8_Pj4-Pz8=", "Pz8_Pj4-Pz8", "Pz8\\/Pj4+Pz8=", "Pz8%2FPj4%2BPz8%3D", "Pz8%2FPj4%2BPz8"]) {
+      expect(forms).toContain(form);
+    }
+    // Of the UTF-8 bytes, as a server encodes them.
+    expect(secretForms("tök€n-0123")).toContain(Buffer.from("tök€n-0123").toString("base64url"));
+  });
+
+  it("adds no pieces for a secret under 8 characters: only its whole encodings, which redactText treats as short words", () => {
+    expect(secretForms("abcdefg")).toEqual(["abcdefg", "YWJjZGVmZw==", "YWJjZGVmZw%3D%3D", "YWJjZGVmZw"]);
+    expect(redactText("xYWJjx YWJj", secretForms("abc"))).toBe("xYWJjx [redacted]");
+  });
+
+  describe("a secret base64-encoded inside a longer text, at every byte alignment", () => {
+    const secret = "rt-0123456789-refresh";
+    it.each([0, 1, 2, 3, 4, 5].flatMap((before) => (["base64", "base64url"] as const).map((encoding) => [before, encoding] as const)))(
+      "%i bytes before it, %s: every character that encodes nothing but the secret is gone",
+      (before, encoding) => {
+        const encoded = Buffer.from(`${"x".repeat(before)}${secret}&scope=openid`).toString(encoding);
+        const redacted = redactText(`echo: ${encoded}`, secretForms(secret));
+        const [head, tail, ...more] = redacted.slice("echo: ".length).split("[redacted]");
+        expect(more).toEqual([]);
+        // What is left is the text's own start and end, each with at most one character mixing the secret's edge bits with its neighbour's.
+        expect(encoded.startsWith(head!)).toBe(true);
+        expect(encoded.endsWith(tail!)).toBe(true);
+        expect(head!.length).toBeLessThanOrEqual(Math.ceil((before * 8) / 6));
+        expect(tail!.length).toBeLessThanOrEqual(encoded.length - Math.floor(((before + secret.length) * 8) / 6));
+      },
+    );
   });
 });
 

@@ -1,4 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toNodeListener } from "../../src/node/index.js";
 import {
   FdxValidationError,
   verifyForwardedClientCertificate,
@@ -51,6 +54,94 @@ describe("verifyForwardedClientCertificate", () => {
 
     it.each([["Hash=zz"], ["By=spiffe://x;Subject=\"CN=a\""], ["Hash"], ["Cert=%E0%A4%A"]])("calls %s malformed", async (xfcc) => {
       expect(await verify({ "x-forwarded-client-cert": xfcc })).toEqual({ verified: false, reason: "malformed" });
+    });
+  });
+
+  describe("forged by the client, behind a proxy that appends instead of replacing", () => {
+    // The sender holds secondClient's certificate (the proxy verifies it: it comes from the CA) but writes
+    // the pinned client's fingerprint into the header itself; Istio's element has an empty quoted Subject.
+    const proxyElement = () => `By=spiffe://cluster.local/ns/hooks/sa/receiver;Hash=${hex(certs.secondClient.fingerprint256)};Subject="";URI=spiffe://cluster.local/ns/fdx/sa/sender`;
+    const pinnedHash = () => `Hash=${hex(certs.client.fingerprint256)}`;
+    const joined = (lines: string[]) => {
+      const headers = new Headers();
+      for (const line of lines) headers.append("x-forwarded-client-cert", line);
+      return new Request("https://receiver.test/webhooks", { method: "POST", headers });
+    };
+    const verifyRequest = (r: Request, options: Partial<ForwardedClientCertificateOptions> = {}) =>
+      verifyForwardedClientCertificate(r, { fingerprints: [certs.client.fingerprint256], fromProxy: true, ...options });
+
+    it("calls an unclosed quote that swallows the proxy's element malformed (Envoy APPEND_FORWARD)", async () => {
+      const value = `${pinnedHash()};Subject="${","}${proxyElement()}`;
+      expect(await verify({ "x-forwarded-client-cert": value })).toEqual({ verified: false, reason: "malformed" });
+    });
+
+    it("calls a trailing backslash inside a quote malformed, which would escape the proxy's comma", async () => {
+      const value = `${pinnedHash()};Subject="CN=x\\${","}${proxyElement()}`;
+      expect(await verify({ "x-forwarded-client-cert": value })).toEqual({ verified: false, reason: "malformed" });
+    });
+
+    it("calls the client's line and a proxy-added second line malformed, in either order", async () => {
+      expect(await verifyRequest(joined([proxyElement(), pinnedHash()]))).toEqual({ verified: false, reason: "malformed" });
+      expect(await verifyRequest(joined([pinnedHash(), proxyElement()]))).toEqual({ verified: false, reason: "malformed" });
+      expect(await verifyRequest(joined([`${pinnedHash()};Subject="`, proxyElement()]))).toEqual({ verified: false, reason: "malformed" });
+    });
+
+    it("calls junk before a pinned PEM malformed, a second line included", async () => {
+      const options = { header: "x-client-cert", format: "pem" } as const;
+      const pinned = encodeURIComponent(certs.client.cert);
+      const proxyLine = encodeURIComponent(certs.secondClient.cert);
+      const broken = encodeURIComponent("-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n");
+      expect(await verify({ "x-client-cert": `junk${pinned}` }, options)).toEqual({ verified: false, reason: "malformed" });
+      expect(await verify({ "x-client-cert": `${broken}${pinned}` }, options)).toEqual({ verified: false, reason: "malformed" });
+      expect(await verify({ "x-client-cert": `${pinned}junk` }, options)).toEqual({ verified: false, reason: "malformed" });
+      const r = new Request("https://receiver.test/webhooks", { method: "POST", headers: [["x-client-cert", "-"], ["x-client-cert", pinned]] });
+      expect(await verifyRequest(r, options)).toEqual({ verified: false, reason: "malformed" });
+      const lines = new Request("https://receiver.test/webhooks", { method: "POST", headers: [["x-client-cert", pinned], ["x-client-cert", proxyLine]] });
+      expect(await verifyRequest(lines, options)).toEqual({ verified: false, reason: "malformed" });
+    });
+
+    describe("through toNodeListener, header lines as they come off the wire", () => {
+      let server: http.Server;
+      let url: string;
+      beforeAll(async () => {
+        // Answers with what verifyForwardedClientCertificate found in the Request the listener built.
+        const pem = { header: "x-client-cert", format: "pem" } as const;
+        server = http.createServer(toNodeListener(async (r) => Response.json(await verifyRequest(r, r.headers.has(pem.header) ? pem : {}))));
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+      });
+      afterAll(() => {
+        server.closeAllConnections();
+        return new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+
+      const send = (name: string, lines: string[]) =>
+        new Promise<unknown>((resolve, reject) => {
+          // An array value is sent as that many header lines, as a client and an appending proxy would.
+          const outgoing = http.request(url, { method: "POST", headers: { [name]: lines } }, (res) => {
+            let text = "";
+            res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+            res.on("end", () => resolve(JSON.parse(text)));
+          });
+          outgoing.on("error", reject).end();
+        });
+
+      it("gets the same answers as a Request built by hand", async () => {
+        const pinned = encodeURIComponent(certs.client.cert);
+        expect(await send("x-forwarded-client-cert", [proxyElement(), pinnedHash()])).toEqual({ verified: false, reason: "malformed" });
+        expect(await send("x-forwarded-client-cert", [`${pinnedHash()};Subject="`, proxyElement()])).toEqual({ verified: false, reason: "malformed" });
+        expect(await send("x-forwarded-client-cert", [`${pinnedHash()};Subject=",${proxyElement()}`])).toEqual({ verified: false, reason: "malformed" });
+        expect(await send("x-client-cert", [pinned, encodeURIComponent(certs.secondClient.cert)])).toEqual({ verified: false, reason: "malformed" });
+        // One line, well formed: still verified.
+        expect(await send("x-forwarded-client-cert", [pinnedHash()])).toEqual({ verified: true, fingerprint256: certs.client.fingerprint256 });
+      });
+    });
+
+    it("still verifies the proxy's own element appended to a well-formed client value", async () => {
+      // APPEND_FORWARD with nothing forged: the last element is the proxy's, whatever the client wrote before it.
+      const pinnedElement = `By=spiffe://x;${pinnedHash()};Subject=""`;
+      expect((await verify({ "x-forwarded-client-cert": `${proxyElement()},${pinnedElement}` })).verified).toBe(true);
+      expect(await verify({ "x-forwarded-client-cert": `${pinnedHash()},${proxyElement()}` })).toEqual({ verified: false, reason: "not-pinned" });
     });
   });
 
