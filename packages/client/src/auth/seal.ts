@@ -82,9 +82,9 @@ export async function sealAuthorization(request: PendingAuthorization, options: 
  * `connections.complete(id, callbackUrl, …)`. A missing, malformed,
  * tampered or expired value, one sealed with a key id not in `keys`, or one
  * sealed for another connection id throws `FdxAuthError` (`invalid_state`)
- * saying which (the last two cannot be told apart: both fail the
- * authentication of the cipher). Invalid keys or an empty connection id
- * throw `FdxValidationError`.
+ * saying which, though a tampered value and one sealed for another
+ * connection id look alike: both fail the cipher's authentication. Invalid
+ * keys or an empty connection id throw `FdxValidationError`.
  */
 export async function openAuthorization(sealed: string, options: OpenAuthorizationOptions): Promise<PendingAuthorization> {
   const issues: FdxIssue[] = [];
