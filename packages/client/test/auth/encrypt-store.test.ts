@@ -115,7 +115,8 @@ describe("encryptConnectionStore", () => {
 
     edit("a", { idToken: "plain-token-value" });
     expect((await undecryptable(store, "a")).message).not.toContain("plain-token-value");
-    const flipped = a.idToken.slice(0, -2) + (a.idToken.endsWith("A") ? "B" : "A") + a.idToken.slice(-1);
+    // One character of the ciphertext changed (to one it is not).
+    const flipped = a.idToken.slice(0, -2) + (a.idToken.at(-2) === "A" ? "B" : "A") + a.idToken.slice(-1);
     edit("a", { idToken: flipped });
     await undecryptable(store, "a");
     edit("a", { idToken: b.idToken });
