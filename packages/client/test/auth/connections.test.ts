@@ -192,11 +192,11 @@ describe("complete, get, list, findByConsentId", () => {
     const store = encryptConnectionStore(inner, { keys: { k1: Buffer.alloc(32, 3).toString("base64") }, current: "k1" });
     const connections = make(store);
     const connection = await connect(connections);
-    expect((await inner.get("user-42"))!.refreshToken).toMatch(/^fdxenc\.v1\.k1\./);
+    expect((await inner.get("user-42"))!.refreshToken).toMatch(/^fdxenc\.v2\.k1\./);
     const fresh = await make(store).token("user-42")({ rejected: connection.idToken, signal: undefined });
     expect((await store.get("user-42"))!.idToken).toBe(fresh);
     await connections.revoke("user-42");
-    expect(await inner.get("user-42")).toMatchObject({ status: "revoked", idToken: "", refreshToken: "" });
+    expect(await store.get("user-42")).toMatchObject({ status: "revoked", idToken: "", refreshToken: "" });
   });
 
   it("retries a failing store write, then revokes the new refresh token and throws a clean store error", async () => {
