@@ -191,7 +191,7 @@ beforeAll(async () => {
   // A resource server that takes the provider's access token: it introspects every bearer and answers 200 or 401.
   rs = await startHttp((req, res) => {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    void (bearer ? introspect(bearer) : Promise.resolve({ active: false })).then((answer) => {
+    void (bearer ? introspect(bearer) : Promise.resolve<Record<string, unknown>>({ active: false })).then((answer) => {
       if (answer.active === true && answer.token_type === "Bearer" && answer.client_id === CLIENT_ID) {
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify({ consentId: req.url!.split("/").pop(), status: "ACTIVE", subject: answer.sub }));
