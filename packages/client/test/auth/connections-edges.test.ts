@@ -17,19 +17,21 @@ import {
 } from "../../src/auth/index.js";
 import { FdxAbortError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
-import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
+import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
 
 let idp: TestIdp;
 let auth: AuthClient;
 beforeAll(async () => {
   idp = await startIdp();
-  auth = createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
+  auth = createAuthClient({ issuer: idp.url, expectedIssuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
 });
 afterAll(() => idp.close());
 afterEach(() => {
   vi.useRealTimers();
   idp.override = undefined;
   idp.extraClaims = {};
+  idp.extraAnswer = {};
+  idp.accessTokenTtlS = undefined;
   idp.idTokenTtlS = 3600;
 });
 

@@ -20,12 +20,14 @@ let idp: TestIdp;
 let auth: AuthClient;
 beforeAll(async () => {
   idp = await startIdp();
-  auth = createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
+  auth = createAuthClient({ issuer: idp.url, expectedIssuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
 });
 afterAll(() => idp.close());
 afterEach(() => {
   idp.override = undefined;
   idp.extraClaims = {};
+  idp.extraAnswer = {};
+  idp.accessTokenTtlS = undefined;
   idp.idTokenTtlS = 3600;
 });
 
