@@ -23,6 +23,11 @@ beforeAll(async () => {
   auth = createAuthClient({ issuer: idp.url, expectedIssuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
 });
 afterAll(() => idp.close());
+/** Tokens of an hour's lifetime with 200 s left: inside the default refresh window, which their lifetime does not cap. */
+const nearExpiry = () => {
+  idp.idTokenTtlS = 200;
+  idp.extraClaims = { iat: Math.floor(Date.now() / 1000) - 3400 };
+};
 afterEach(() => {
   idp.override = undefined;
   idp.extraClaims = {};
@@ -346,7 +351,7 @@ describe("token(id): the hot path", () => {
     idp.idTokenTtlS = 3600;
     const connection = await connect(connections);
     expect(await connections.token("user-42")()).toBe(connection.idToken);
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const near = await connect(connections, "near");
     idp.idTokenTtlS = 3600;
     const before = stats();
@@ -373,7 +378,7 @@ describe("token(id): the hot path", () => {
   it("an expired token is refreshed; an unexpired, unrejected one is returned at once even while another process holds the lease", async () => {
     const spy = spyStore();
     const connections = make(spy.store, { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     await writeAsOther(spy.inner, "user-42", { lease: { owner: "other-host", until: Date.now() + 30_000 } });
     const before = stats();
@@ -710,7 +715,7 @@ describe("races and leaks", () => {
 
   it("a failed proactive refresh returns the still-valid token and waits 30 s before trying again", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     answer(503, { error: "temporarily_unavailable" });
     const before = stats();
