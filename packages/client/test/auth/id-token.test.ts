@@ -56,3 +56,58 @@ describe("readIdToken", () => {
     expect(failure(withAud(["c", "x"], 5))).toBe("its aud differs from the refreshed token's");
   });
 });
+
+describe("readIdToken: exp", () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const withExp = (exp: number) => () => readIdToken(jwt({ ...good, exp }), checks);
+
+  it("refuses a token that expired more than 60 s ago, and takes one within the skew", () => {
+    expect(failure(withExp(now() - 3600))).toBe("its exp has passed");
+    expect(failure(withExp(now() - 61))).toBe("its exp has passed");
+    expect(withExp(now() - 50)()).toMatchObject({ sub: "s" });
+    expect(withExp(now() + 5)()).toMatchObject({ sub: "s" });
+  });
+
+  it("refuses an exp more than 400 days ahead, and past the range of a date; takes 399 days", () => {
+    for (const exp of [now() + 401 * 86_400, 1e300, 8.64e12 + 1, Number.MAX_SAFE_INTEGER]) {
+      expect([exp, failure(withExp(exp))]).toEqual([exp, "its exp is more than 400 days ahead"]);
+    }
+    expect(withExp(now() + 399 * 86_400)()).toMatchObject({ sub: "s" });
+  });
+
+  it("names the check, never the token", () => {
+    const token = jwt({ ...good, exp: 1e300, secret: "do-not-show-me" });
+    try {
+      readIdToken(token, checks);
+      throw new Error("accepted");
+    } catch (e) {
+      expect(String(e)).toBe("FdxAuthError: invalid_id_token: its exp is more than 400 days ahead");
+      expect(JSON.stringify(e)).not.toContain(token.split(".")[1]!.slice(0, 12));
+    }
+  });
+});
+
+describe("readIdToken: alg", () => {
+  const withAlg = (alg: unknown) => () => readIdToken(`${b64(JSON.stringify({ alg }))}.${b64(JSON.stringify(good))}.sig`, checks);
+
+  it("takes the asymmetric JWS algorithms", () => {
+    for (const alg of ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "ES256K", "EdDSA", "Ed25519"]) {
+      expect(withAlg(alg)()).toMatchObject({ sub: "s" });
+    }
+  });
+
+  it("refuses none in any spelling, shared-secret MACs, and anything else", () => {
+    for (const alg of ["none", "None", "NONE", "nOnE", "HS256", "HS384", "HS512", "rs256", "RS256 ", "", "dir", "RSA-OAEP", 256, null, undefined]) {
+      const error = (() => {
+        try {
+          withAlg(alg)();
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect([alg, error]).toEqual([alg, expect.any(FdxAuthError)]);
+      expect(error).toMatchObject({ error: "invalid_id_token", errorDescription: "its alg is not an asymmetric JWS algorithm" });
+    }
+  });
+});
