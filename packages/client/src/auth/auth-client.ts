@@ -1,12 +1,12 @@
 // The OpenID Connect authorization-code flow with PKCE, written by hand on
-// Fetch and Web Crypto (DESIGN.md §10). Why not oauth4webapi: its discovery
-// refuses an `issuer` that is not a URL (the real sandbox issues "/sandbox"),
-// and its token answers must carry `access_token` (the network's carry only
-// an id token and a refresh token) — both would need working around, for
-// ~18.5 kB gzipped. jose would only verify signatures, which the flow does not
-// need (OIDC Core 3.1.3.7: the id token comes straight from the token
-// endpoint over TLS). What is needed here — random state, S256, a form POST,
-// reading a JWT's claims — is a few hundred lines on the platform's APIs.
+// Fetch and Web Crypto. oauth4webapi was weighed and not taken (the figures
+// are in the package README): this layer shares the main entry's request
+// path, so an app using both entries is smaller with it; oauth4webapi's
+// discovery refuses the network sandbox's path issuer ("/sandbox"), it
+// refuses token answers without an access_token, and it accepts any
+// far-future exp, so the checks here would stay anyway. jose would only
+// verify signatures, which the flow does not need (OIDC Core 3.1.3.7: the id
+// token comes straight from the token endpoint over TLS).
 import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import { clip, redactText, secretForms } from "../core/redact.js";
 import type { FetchLike } from "../core/options.js";
