@@ -92,11 +92,11 @@ export class TokenEndpoints {
     grant.refreshToken = refreshToken;
     this.#store.refreshTokens.set(refreshToken, grant.consentId);
     const now = Date.now();
-    const expiresAt = now + this.#config.idTokenTtlMs;
-    const accessToken = randomToken();
-    this.#store.addAccessToken(accessToken, { consentId: grant.consentId, accounts: grant.accounts, expiresAt });
     const iat = Math.floor(now / 1000);
-    const exp = Math.floor(expiresAt / 1000);
+    const exp = Math.floor((now + this.#config.idTokenTtlMs) / 1000);
+    const accessToken = randomToken();
+    // Both tokens end at the same second, the one expires_in announces.
+    this.#store.addAccessToken(accessToken, { consentId: grant.consentId, accounts: grant.accounts, expiresAt: exp * 1000 });
     const claims: Record<string, unknown> = {
       iss: this.#config.issuer,
       sub: grant.subject,
