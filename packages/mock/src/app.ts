@@ -105,7 +105,7 @@ export interface MockOptions {
    * too (a valid id token as well).
    */
   requireUserTokens?: boolean;
-  /** Lifetime of id tokens. Default 24 hours. */
+  /** Lifetime of id tokens and of the access tokens issued with them. Default 24 hours. */
   idTokenTtlMs?: number;
   /** Lifetime of authorization codes. Default 5 minutes. */
   codeTtlMs?: number;
@@ -172,7 +172,9 @@ export interface MockControls {
   readonly clientSecret: string;
   /**
    * Goes through the identity provider's sign-in and consent pages as a
-   * browser would (no browser needed) and resolves with the callback URL the
+   * browser would (no browser needed; its cookies kept from call to call
+   * until `reset()`, so a signed-in user is not asked again for the
+   * password) and resolves with the callback URL the
    * browser would land on: `redirect_uri?code&state&iss`, or
    * `?error=access_denied&state&iss` with `deny: true`. Rejects when the IdP
    * shows an error page (unknown client, unregistered redirect URI, an
