@@ -14,6 +14,7 @@ import type { AuthClient, CallbackChecks } from "./auth-client.js";
 import { randomToken } from "./encoding.js";
 import { FdxAuthError, FdxConnectionStoreError, FdxReauthorizationRequiredError } from "./errors.js";
 import { peekClaims } from "./id-token.js";
+import { applyNotification, type ApplyNotificationOptions, type NotificationResult } from "./notification.js";
 import type { Connection, ConnectionStatus, ConnectionStore, TokenSet } from "./types.js";
 
 /** Options of {@link createConnections}. */
@@ -66,6 +67,13 @@ export interface Connections {
   revoke(id: string): Promise<void>;
   /** A token function for `createClient({ token })`: the user's bearer (see `bearer`), refreshed before expiry and after a rejection. */
   token(id: string): (context?: TokenContext) => Promise<string>;
+  /**
+   * What a webhook receiver calls with a consent notification. The notification is a hint: the consent is read
+   * with `client` (the service-token client) and its status decides — `REVOKED` ends the connection as revoked
+   * (no IdP call), `EXPIRED` as needing reauthorization, `ACTIVE` with `CONSENT_UPDATED` refreshes it (at most
+   * once per connection per 30 s). Idempotent; a failure to read the consent throws, so the delivery is retried.
+   */
+  applyNotification(notification: unknown, options: ApplyNotificationOptions): Promise<NotificationResult>;
 }
 
 interface Entry {
@@ -454,6 +462,33 @@ export function createConnections(options: ConnectionsOptions): Connections {
     if (byAccessToken && set.accessToken === "") throw noAccessToken();
   };
 
+  /** Ends a connection for a consent notification: its tokens erased, no IdP call, written once whoever else tries. */
+  const endForConsent = async (id: string, consentId: string, status: "revoked" | "reauthorization_required") => {
+    for (let current = await read(id); current; current = await read(id)) {
+      // Replaced by a new authorization (another consent), or already ended: nothing more to do.
+      if (current.consentId !== consentId || current.status === "revoked" || current.status === status || !(await isOwn(current))) return undefined;
+      const next: Connection = { ...current, status, idToken: "", refreshToken: "", accessToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
+      if (await write(id, current.version, next)) {
+        cache.delete(id);
+        await changed(next, current.status);
+        return next;
+      }
+    }
+    return undefined;
+  };
+  /** performance.now() of the last refresh a notification asked for, per connection. */
+  const notified = new Map<string, number>();
+  const refreshForNotification = async (id: string) => {
+    const last = notified.get(id);
+    const now = performance.now();
+    if (last !== undefined && now - last < STORM_MS) return undefined;
+    notified.delete(id);
+    notified.set(id, now);
+    if (notified.size > cacheSize) notified.delete(notified.keys().next().value!);
+    const row = await load(id);
+    return flight(id, bearerOf(row), false, undefined);
+  };
+
   const checkId = (id: unknown, path = "id") => {
     if (typeof id !== "string" || id === "") throw new FdxValidationError([{ path, message: "must be a non-empty string" }]);
   };
@@ -595,6 +630,10 @@ export function createConnections(options: ConnectionsOptions): Connections {
     token(id) {
       checkId(id);
       return (context) => token(id, context);
+    },
+
+    applyNotification(notification, applyOptions) {
+      return applyNotification({ findByConsentId: (consentId) => this.findByConsentId(consentId), end: endForConsent, refreshThrottled: refreshForNotification }, notification, applyOptions);
     },
   };
 }
