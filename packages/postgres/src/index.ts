@@ -17,3 +17,4 @@ export { postgresDedupe, dedupeTableSql, type PostgresDedupe, type PostgresDedup
 export { FdxPostgresError, type PostgresOperation } from "./errors.js";
 export type { Queryable } from "./sql.js";
 export type { Connection, ConnectionLease, ConnectionStatus, ConnectionStore } from "./types.js";
+export { openPGlite, type OpenPGliteOptions } from "./pglite.js";
