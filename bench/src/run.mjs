@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh,cli-store
 //   node src/run.mjs --node 24       the same, on another Node major (installed from the npm registry on first use)
 //   node src/run.mjs --only overhead,pagination --update
 //                                    re-runs those sections and writes them into this Node's last full run
@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
 import { runBundle } from "./bundle.mjs";
+import { runCliStore } from "./cli-store.mjs";
 import { runConnectionsHotPath } from "./connections.mjs";
 import { runConnectionsRefresh } from "./connections-refresh.mjs";
 import { runDownload } from "./download.mjs";
@@ -52,6 +53,7 @@ export const SIZES = {
     webhooksTls: { warmupMs: 1000, rounds: 10, roundMs: 400, concurrency: 8 },
     connections: { warmup: 200, rounds: 60, callsPerRound: 20 },
     connectionsRefresh: { connections: 1000, processes: 4, concurrency: 16, poolSize: 10, sequential: 200 },
+    cliStore: { runs: 5, coldRuns: 1, plainRuns: 3 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -65,6 +67,8 @@ export const SIZES = {
     webhooksTls: { warmupMs: 50, rounds: 1, roundMs: 50, concurrency: 2 },
     connections: { warmup: 5, rounds: 2, callsPerRound: 5 },
     connectionsRefresh: { connections: 20, processes: 2, concurrency: 4, poolSize: 4, sequential: 5 },
+    // No initdb in a smoke run: the template is made once and reused, the plain PGlite.create runs are left out.
+    cliStore: { runs: 1, coldRuns: 0, plainRuns: 0 },
   },
 };
 
@@ -73,7 +77,7 @@ const HEADLINE_NODE = "24";
 /** The other Node `pnpm bench` runs on (the lowest supported). */
 const OTHER_NODES = ["20"];
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "cli-store"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -140,6 +144,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
     const c = sizes.connectionsRefresh;
     log(`▶ ${c.connections} connections refreshed by ${c.processes} processes on PostgreSQL`);
     results.connectionsRefresh = await runConnectionsRefresh(c);
+  }
+  if (only.includes("cli-store")) {
+    log("▶ the CLI's embedded store: start-up of a command, a new store, an in-memory PGlite");
+    results.cliStore = await runCliStore(sizes.cliStore);
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");
