@@ -11,7 +11,7 @@
 //                                      (times and memory vary from machine to machine; outcomes may not)
 //   node scripts/attacks.mjs --one N   run attack N only, print its result as JSON (what the parent does)
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, request as httpRequest } from "node:http";
 import net from "node:net";
@@ -449,6 +449,49 @@ const attacks = {
       return store.get("a");
     });
   },
+  // The CLI's tokens at rest (issue 36, item 1): the built CLI, run as users run it, in a fresh directory.
+  async "fdxkit: another user reads the store in a --store directory that already existed (0755)"() {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "fdxkit-attack-store-"));
+    try {
+      const store = path.join(dir, "shared");
+      mkdirSync(store, { mode: 0o755 });
+      chmodSync(store, 0o755);
+      const run = await runCliForAttack(["connections", "list", "--store", store], dir);
+      const entries = walk(store);
+      const open = entries.filter((e) => (e.mode & 0o077) !== 0);
+      const warned = run.stderr.includes(`${store} is open to other users (mode 0755)`);
+      // The count of entries varies with PGlite's version: it is a note, the outcome is what others can read.
+      return { outcome: `${open.length} entries inside open to others, ${warned ? "warned" : "NOT warned"}`, error: run.stderr, extra: `${entries.length} entries checked` };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  async "fdxkit: a copy of the data directory, tokens from an earlier version's plain rows"({ ready }) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "fdxkit-attack-plain-"));
+    try {
+      const store = path.join(dir, "store");
+      // An earlier fdxkit wrote this row without a key: the token in plain text.
+      const { openPGlite, postgresConnectionStore } = await import(pathToFileURL(path.join(root, "packages/postgres/dist/index.js")).href);
+      mkdirSync(store, { mode: 0o700 });
+      const db = await openPGlite(path.join(store, "connections"), { templateDir: path.join(dir, "cache") });
+      const now = Date.now();
+      const row = { id: "u1", status: "active", idToken: `id-${TOKEN}`, refreshToken: TOKEN, expiresAt: now + 3_600_000, accessToken: "", accessTokenExpiresAt: 0, accounts: ["A1"], subject: "s", connector: "bank", consentId: "c1", issuer: "http://127.0.0.1:9", clientId: "attack", createdAt: now, updatedAt: now, version: 1 };
+      await postgresConnectionStore(db).compareAndSet("u1", 0, row);
+      await db.close();
+      await ready();
+      const run = await runCliForAttack(["connections", "list", "--json", "--store", store], dir);
+      const sealedNow = run.stderr.includes("sealed the tokens of 1 connection(s)");
+      const db2 = await openPGlite(path.join(store, "connections"), { templateDir: path.join(dir, "cache") });
+      const rows = [];
+      for await (const r of postgresConnectionStore(db2).list()) rows.push(r);
+      await db2.close();
+      const plainRows = rows.filter((r) => !r.refreshToken.startsWith("fdxenc.")).length;
+      const keyInStore = walk(dir).some((e) => e.path.startsWith(store) && e.path.endsWith("/key"));
+      return { outcome: `${sealedNow ? "sealed on the first run" : "NOT sealed"}, ${plainRows} plain row(s) left, key ${keyInStore ? "IN the data directory" : "kept outside the data directory"}`, error: run.stdout + run.stderr, extra: "old row versions may stay in PostgreSQL's files until their space is reused" };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
 };
 
 /**
@@ -488,6 +531,37 @@ async function editedRow(edit) {
   await store.compareAndSet("b", 0, row("b", 1, `${TOKEN}-b`));
   const { name, error } = await outcomeOf(edit({ rows, spent, store }));
   return { outcome: error ? `${name} (${error.reason}, connection ${error.connectionId})` : `${name}: the edited row was handed out`, error };
+}
+
+/** Runs the built CLI with a config home under `dir` (where its key file goes) and a dummy IdP client. */
+function runCliForAttack(args, dir) {
+  const cli = path.join(root, "packages/cli/dist/cli.js");
+  if (!existsSync(cli)) throw new Error("packages/cli/dist is missing: build the CLI first");
+  const env = { ...process.env, FDXKIT_ISSUER: "http://127.0.0.1:9", FDXKIT_CLIENT_ID: "attack", FDXKIT_CLIENT_SECRET: "attack-secret", XDG_CONFIG_HOME: path.join(dir, "config"), XDG_CACHE_HOME: path.join(dir, "cache") };
+  delete env.FDXKIT_ENCRYPTION_KEY;
+  delete env.FDXKIT_STORE;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Every entry under `dir` (itself excluded), with its mode; symbolic links skipped. */
+function walk(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const entry = path.join(dir, name);
+    const info = lstatSync(entry);
+    if (info.isSymbolicLink()) continue;
+    out.push({ path: entry, mode: info.mode });
+    if (info.isDirectory()) out.push(...walk(entry));
+  }
+  return out;
 }
 
 /** A notification body whose customFields are `fields`, padded with spaces to `size` characters. */
@@ -574,7 +648,8 @@ function runChild(name) {
     const child = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--one", name], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (chunk) => (out += chunk));
-    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    // The CLI's attacks start an embedded PostgreSQL: more time on a busy machine.
+    const killer = setTimeout(() => child.kill("SIGKILL"), name.startsWith("fdxkit:") ? 180_000 : 30_000);
     child.on("close", (code, signal) => {
       clearTimeout(killer);
       try {

@@ -18,6 +18,9 @@ export const TARGETS = {
   exportEfficiency: 0.85,
   // A call with `connections.token(id)` against the same call with a static token: the hot path reads no store.
   connectionsHotPathRatio: 1.05,
+  // The CLI's embedded store: what it adds to a command over a postgres:// store, and an in-memory PGlite opened for a test.
+  cliStoreAddedMs: 500,
+  cliStoreMemoryMs: 1000,
 };
 
 const x = (n) => `${n.toFixed(2)}×`;
@@ -84,6 +87,13 @@ export function checkTargets(results) {
     const target = `${refresh.connections} connections refreshed by ${refresh.processes} processes on PostgreSQL: refreshes per connection, conflicts`;
     if (refresh.skipped) t.push({ target, limit: "1 and 0", measured: `did not run: ${refresh.skipped}`, met: false });
     else t.push({ target, limit: "1 and 0", measured: `${refresh.refreshesPerConnection} and ${refresh.conflicts}`, met: refresh.refreshesPerConnection === 1 && refresh.conflicts === 0 && refresh.failedCalls === 0 });
+  }
+  const store = results.cliStore;
+  if (store) {
+    const target = "fdxkit connections list: embedded store vs --store postgres:// (added)";
+    if (typeof store.list.postgres === "string") t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `did not run: ${store.list.postgres}`, met: false });
+    else t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `${store.list.addedMs} ms`, met: store.list.addedMs <= TARGETS.cliStoreAddedMs });
+    t.push({ target: "an in-memory PGlite store opened (openPGlite, table ready)", limit: `≤ ${TARGETS.cliStoreMemoryMs} ms`, measured: `${store.memory.openPGlite.medianMs} ms`, met: store.memory.openPGlite.medianMs <= TARGETS.cliStoreMemoryMs });
   }
   const ours = results.bundle?.entries.find((e) => e.sdk);
   if (ours) {
@@ -261,6 +271,29 @@ export function toMarkdown(results) {
       ]));
     }
   }
+  if (results.cliStore) {
+    const c = results.cliStore;
+    const ms = (v) => (typeof v === "object" ? `${v.medianMs} ms (${v.minMs}–${v.maxMs}, ${v.samples} runs)` : v);
+    out.push("", "## The CLI's embedded store: start-up", "");
+    out.push(
+      "Each figure from fresh processes, interleaved, median (min–max). *connections list* is the whole `fdxkit connections list` process as a user waits for it, on an existing embedded (PGlite) store and with `--store postgres://` on a real server started for the run. " +
+        "*New store* is the same command on a new directory (what the first `connect` pays for its store): from the template prepared once per machine, and on a machine with no template yet (initdb, then the template is saved). " +
+        "*Opened in a process* is from the import to the table ready: `openPGlite` vs a plain `PGlite.create` (what fdxkit did before), in memory (what a test opening an in-memory store pays) and on the existing directory.",
+      "",
+    );
+    const rows = [
+      ["connections list, embedded store", ms(c.list.embedded)],
+      ["connections list, --store postgres://", ms(c.list.postgres)],
+      ...(c.list.addedMs !== undefined ? [["**embedded store adds**", `**${c.list.addedMs} ms**`]] : []),
+      ["connections list, new store (template cached)", ms(c.newStore)],
+      ...(c.newStoreNoTemplate ? [["connections list, new store, first run on the machine (initdb)", ms(c.newStoreNoTemplate)]] : []),
+      ["opened in a process, in memory: openPGlite", ms(c.memory.openPGlite)],
+      ...(c.memory.plainCreate ? [["opened in a process, in memory: PGlite.create (before)", ms(c.memory.plainCreate)]] : []),
+      ["opened in a process, existing directory: openPGlite", ms(c.existingDir.openPGlite)],
+      ...(c.existingDir.plainCreate ? [["opened in a process, existing directory: PGlite.create (before)", ms(c.existingDir.plainCreate)]] : []),
+    ];
+    out.push(table(["what", "time"], rows));
+  }
   if (results.bundle) {
     const b = results.bundle;
     out.push("", "## Browser bundle size", "");
@@ -350,6 +383,10 @@ export function printSummary(results) {
           `alone median ${r.crashWindowSequentialMs.median} ms, p99 ${r.crashWindowSequentialMs.p99} ms, max ${r.crashWindowSequentialMs.max} ms (${r.crashWindowSequentialMs.samples} refreshes)`,
       );
     }
+  }
+  if (results.cliStore) {
+    const c = results.cliStore;
+    console.log(`CLI embedded store: connections list ${c.list.embedded.medianMs} ms vs postgres:// ${typeof c.list.postgres === "object" ? `${c.list.postgres.medianMs} ms (adds ${c.list.addedMs} ms)` : c.list.postgres}; new store ${c.newStore.medianMs} ms; in-memory openPGlite ${c.memory.openPGlite.medianMs} ms${c.memory.plainCreate ? ` (PGlite.create ${c.memory.plainCreate.medianMs} ms)` : ""}`);
   }
   if (results.importTime) {
     console.log("Cold import");

@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh,store-seal
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh,store-seal,cli-store
 //   node src/run.mjs --node 24       the same, on another Node major (installed from the npm registry on first use)
 //   node src/run.mjs --only overhead,pagination --update
 //                                    re-runs those sections and writes them into this Node's last full run
@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
 import { runBundle } from "./bundle.mjs";
+import { runCliStore } from "./cli-store.mjs";
 import { runConnectionsHotPath } from "./connections.mjs";
 import { runConnectionsRefresh } from "./connections-refresh.mjs";
 import { runDownload } from "./download.mjs";
@@ -54,6 +55,7 @@ export const SIZES = {
     connections: { warmup: 200, rounds: 60, callsPerRound: 20 },
     connectionsRefresh: { connections: 1000, processes: 4, concurrency: 16, poolSize: 10, sequential: 200 },
     storeSeal: { warmup: 500, rounds: 30, opsPerRound: 100 },
+    cliStore: { runs: 5, coldRuns: 1, plainRuns: 3 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -68,6 +70,8 @@ export const SIZES = {
     connections: { warmup: 5, rounds: 2, callsPerRound: 5 },
     connectionsRefresh: { connections: 20, processes: 2, concurrency: 4, poolSize: 4, sequential: 5 },
     storeSeal: { warmup: 5, rounds: 2, opsPerRound: 5 },
+    // No initdb in a smoke run: the template is made once and reused, the plain PGlite.create runs are left out.
+    cliStore: { runs: 1, coldRuns: 0, plainRuns: 0 },
   },
 };
 
@@ -76,7 +80,7 @@ const HEADLINE_NODE = "24";
 /** The other Node `pnpm bench` runs on (the lowest supported). */
 const OTHER_NODES = ["20"];
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "store-seal"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "store-seal", "cli-store"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -147,6 +151,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
   if (only.includes("store-seal")) {
     log("▶ the re-seal per refresh: compareAndSet and get through encryptConnectionStore vs the bare memory store");
     results.storeSeal = await runStoreSeal(sizes.storeSeal);
+  }
+  if (only.includes("cli-store")) {
+    log("▶ the CLI's embedded store: start-up of a command, a new store, an in-memory PGlite");
+    results.cliStore = await runCliStore(sizes.cliStore);
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

@@ -85,11 +85,19 @@ describe("bench harness, smoke mode", () => {
       expect(refresh.crashWindowMs).toMatchObject({ samples: refresh.idpRefreshes, median: positive, p99: positive, max: positive });
     }
 
+    // The CLI's embedded store: one run of each figure; postgres:// only where a server can be started.
+    const store = results.cliStore;
+    expect(store.list.embedded).toMatchObject({ samples: 1, medianMs: positive });
+    if (typeof store.list.postgres !== "string") expect(store.list).toMatchObject({ postgres: { samples: 1, medianMs: positive }, addedMs: expect.any(Number) });
+    expect(store.newStore).toMatchObject({ samples: 1, medianMs: positive });
+    expect(store.memory.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
+    expect(store.existingDir.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
+
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
-    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS", "## Connections: the token function on the hot path", "## Connections: refreshed by several processes on PostgreSQL"]) {
+    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS", "## Connections: the token function on the hot path", "## Connections: refreshed by several processes on PostgreSQL", "## The CLI's embedded store: start-up"]) {
       expect(markdown).toContain(heading);
     }
     // Every section, the export's child processes included: minutes on a loaded two-core machine.

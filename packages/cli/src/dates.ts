@@ -41,3 +41,15 @@ export function displayDate(value: string | undefined): string | undefined {
   const match = /^(\d{4}-\d{2}-\d{2})(?:T00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?)?$/.exec(value);
   return match ? match[1] : value;
 }
+
+/**
+ * A stored instant (epoch milliseconds) as ISO 8601, or null when it is no
+ * date at all: a row in a store is data that another program or a hostile
+ * identity provider may have written, and `new Date(1e303).toISOString()`
+ * throws instead of printing.
+ */
+export function isoInstant(ms: unknown): string | null {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return null;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}

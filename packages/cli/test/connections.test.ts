@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock?.close();
   rmSync(dir, { recursive: true, force: true });
-});
+  // Several embedded databases to remove: seconds on a busy machine.
+}, 60_000);
 
 /** The environment of one scenario: the sandbox, its IdP client, a store of its own (encrypted when `key`). */
 function envFor(store: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -83,11 +84,18 @@ describe("connect → export → revoked at the bank → export → revoke", () 
   });
 
   it("without the encryption key the stored tokens do not open: a typed error, nothing printed of them", async () => {
-    const result = await runCli(["connections", "refresh", "sandbox-bank:user_good"], envFor(store()));
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(/^error: /);
+    const config = path.join(dir, "config-without-key");
+    const result = await runCli(["connections", "refresh", "sandbox-bank:user_good"], envFor(store(), { XDG_CONFIG_HOME: config }));
+    expect(result.code).toBe(2);
     expect(result.stderr).not.toMatch(/fdxenc|eyJ/);
-    expect(result.stderr).toBe("error: the stored connections are encrypted: set FDXKIT_ENCRYPTION_KEY to the key they were written with\n");
+    // The key file made for this run is not the key the rows were sealed with.
+    const keyFile = path.join(config, "fdxkit", "key");
+    expect(result.stderr).toBe(
+      `fdxkit: made an encryption key for the stored tokens in ${keyFile} (keep it: without it they cannot be used; FDXKIT_ENCRYPTION_KEY overrides it)\n` +
+        `error: the stored connections do not decrypt with the key file ${keyFile}: set FDXKIT_ENCRYPTION_KEY to the key they were written with (The idToken of connection "sandbox-bank:user_good" does not decrypt: a wrong key, or the value was changed or moved)\n`,
+    );
+    const plain = await runCli(["connections", "refresh", "sandbox-bank:user_good", "--plaintext-store"], envFor(store()));
+    expect(plain).toMatchObject({ code: 2, stderr: "error: the stored connections are encrypted: set FDXKIT_ENCRYPTION_KEY to the key they were written with\n" });
   });
 
   it("statements export --connections saves each account's statements with the user's own token", async () => {

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -20,11 +22,17 @@ export interface CliResult {
   stderr: string;
 }
 
+// The key file a store command makes lands here, not in the home directory of
+// whoever runs the tests; the prepared PGlite template is shared by all runs.
+let configHome: string | undefined;
+const CACHE_HOME = path.join(tmpdir(), "fdxkit-test-cache");
+
 /** The environment of the child: the parent's without any FDXKIT_* variable, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("FDXKIT_")) base[key] = value;
-  return { ...base, NO_COLOR: "1", ...env };
+  configHome ??= mkdtempSync(path.join(tmpdir(), "fdxkit-test-config-"));
+  return { ...base, NO_COLOR: "1", XDG_CONFIG_HOME: configHome, XDG_CACHE_HOME: CACHE_HOME, ...env };
 }
 
 export interface RunningCli {

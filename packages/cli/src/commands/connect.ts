@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import type { FdxCommand } from "../command.js";
 import { integerOption } from "../config.js";
 import { contextFor, type RunState } from "../context.js";
+import { isoInstant } from "../dates.js";
 import { UsageError } from "../errors.js";
 import { openManager, type ConnectionOptions } from "../connections/manager.js";
 import { table } from "../output.js";
@@ -26,8 +27,9 @@ export function connectionSummary(c: Connection) {
     connector: c.connector ?? null,
     accounts: c.accounts,
     consentId: c.consentId ?? null,
-    expiresAt: new Date(c.expiresAt).toISOString(),
-    updatedAt: new Date(c.updatedAt).toISOString(),
+    // null: the stored value is no date (see isoInstant); the listing goes on.
+    expiresAt: isoInstant(c.expiresAt),
+    updatedAt: isoInstant(c.updatedAt),
   };
 }
 
@@ -35,7 +37,7 @@ function connectionsTable(rows: Connection[]): string {
   if (rows.length === 0) return "No connections.";
   return table(
     ["id", "status", "connector", "accounts", "consentId", "expiresAt"],
-    rows.map((c) => [c.id, c.status, c.connector, c.accounts.join(" "), c.consentId, new Date(c.expiresAt).toISOString()]),
+    rows.map((c) => [c.id, c.status, c.connector, c.accounts.join(" "), c.consentId, isoInstant(c.expiresAt) ?? "invalid"]),
   );
 }
 
@@ -55,7 +57,8 @@ which the IdP must accept for loopback clients (RFC 8252). --timeout MS is how l
 to wait for the approval here (default ${DEFAULT_WAIT_MS}). The IdP client: --issuer,
 --client-id, --client-secret-file (or FDXKIT_ISSUER, FDXKIT_CLIENT_ID,
 FDXKIT_CLIENT_SECRET). Store: --store (a postgres:// URL or a directory), else
-FDXKIT_STORE, else the XDG data directory; FDXKIT_ENCRYPTION_KEY encrypts the tokens.`,
+FDXKIT_STORE, else the XDG data directory. Tokens are sealed with FDXKIT_ENCRYPTION_KEY,
+else with a key made on first use in $XDG_CONFIG_HOME/fdxkit/key (--plaintext-store: not at all).`,
     )
     .action(async (options: ConnectOptions, command: Command) => {
       const ctx = contextFor(command, state);
@@ -109,7 +112,7 @@ FDXKIT_STORE, else the XDG data directory; FDXKIT_ENCRYPTION_KEY encrypts the to
     .action(async (id: string, _options: unknown, command: Command) => {
       await withManager(command, async (c, ctx) => {
         const row = await c.refresh(id);
-        ctx.output.data(connectionSummary(row), () => `Refreshed: ${row.id}, id token valid until ${new Date(row.expiresAt).toISOString()}`);
+        ctx.output.data(connectionSummary(row), () => `Refreshed: ${row.id}, id token valid until ${isoInstant(row.expiresAt) ?? "an invalid date"}`);
       });
     });
   connections

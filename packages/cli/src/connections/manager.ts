@@ -15,6 +15,8 @@ export interface ConnectionOptions extends GlobalOptions {
   issuer?: string;
   clientSecretFile?: string;
   store?: string;
+  /** --plaintext-store: keep the tokens unencrypted (the explicit opt-out). */
+  plaintextStore?: boolean;
 }
 
 export interface Manager {
@@ -65,7 +67,12 @@ export async function openManager(options: ConnectionOptions, env: Env, output: 
   } catch (error) {
     throw new UsageError(`--issuer: ${(error as Error).message}`, { cause: error });
   }
-  const store = await openStore(options.store, env, (...values) => output.addSecrets(...values));
+  const store = await openStore(
+    options.store,
+    env,
+    { addSecrets: (...values) => output.addSecrets(...values), info: (text) => output.info(text) },
+    { plaintext: options.plaintextStore === true },
+  );
   const connections = createConnections({
     auth,
     store: store.store,

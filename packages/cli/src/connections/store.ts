@@ -1,13 +1,16 @@
 // Where `fdxkit connect` keeps end users' connections (DESIGN.md §10 "fdxkit
 // (CLI)"): a PostgreSQL server named by a postgres:// URL, or an embedded PGlite
 // database in a directory — the same store, the same SQL — with the tokens
-// encrypted at rest when FDXKIT_ENCRYPTION_KEY is set.
-import { mkdir, stat } from "node:fs/promises";
+// encrypted at rest unless --plaintext-store says otherwise.
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
-import { encryptConnectionStore, type ConnectionStore } from "@fdxkit/client/auth";
-import { postgresConnectionStore } from "@fdxkit/postgres";
+import { encryptConnectionStore, FdxConnectionStoreError, memoryConnectionStore, type ConnectionStore, type EncryptionOptions } from "@fdxkit/client/auth";
+import { openPGlite, postgresConnectionStore } from "@fdxkit/postgres";
 import { UsageError } from "../errors.js";
+import { defaultKeyFile, loadOrCreateKey } from "./key-file.js";
+import { octal, ownDirectory, privateTree } from "./private-files.js";
+import { sealPlainRows } from "./seal-legacy.js";
 
 export const STORE_ENV = "FDXKIT_STORE";
 export const KEY_ENV = "FDXKIT_ENCRYPTION_KEY";
@@ -34,54 +37,92 @@ export function defaultStoreDir(env: Env): string {
  * "default"), or `id:base64` entries separated by commas, the first being the
  * one new writes use (list the old ones after it while rotating).
  */
-export function parseEncryptionKeys(value: string): { keys: Record<string, string>; current: string } {
+export function parseEncryptionKeys(value: string, source = KEY_ENV): { keys: Record<string, string>; current: string } {
   const entries = value
     .split(",")
     .map((part) => part.trim())
     .filter(Boolean);
-  if (entries.length === 0) throw new UsageError(`${KEY_ENV}: empty`);
+  if (entries.length === 0) throw new UsageError(`${source}: empty`);
   const keys: Record<string, string> = {};
   for (const entry of entries) {
     const colon = entry.indexOf(":");
     const [id, key] = colon === -1 ? ["default", entry] : [entry.slice(0, colon), entry.slice(colon + 1)];
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UsageError(`${KEY_ENV}: a key id is 1 to 64 letters, digits, _ or - (as in "k2:BASE64,k1:BASE64")`);
-    if (Object.hasOwn(keys, id)) throw new UsageError(`${KEY_ENV}: the key id "${id}" is given twice`);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UsageError(`${source}: a key id is 1 to 64 letters, digits, _ or - (as in "k2:BASE64,k1:BASE64")`);
+    if (Object.hasOwn(keys, id)) throw new UsageError(`${source}: the key id "${id}" is given twice`);
     keys[id] = key;
   }
   return { keys, current: Object.keys(keys)[0]! };
 }
 
-/** Opens the store `spec` names (a postgres:// URL or a directory; default: the XDG data directory). */
-export async function openStore(spec: string | undefined, env: Env, addSecrets: (...values: string[]) => void): Promise<OpenStore> {
+/** What opening a store may tell the user, and the secrets it learns. */
+export interface StoreIo {
+  addSecrets(...values: string[]): void;
+  /** A notice on stderr (a key made, rows sealed, a directory open to others). */
+  info(text: string): void;
+}
+
+/** `plaintext`: --plaintext-store, the explicit choice to keep tokens unencrypted. */
+export interface StoreChoice {
+  plaintext?: boolean;
+}
+
+/**
+ * Opens the store `spec` names (a postgres:// URL or a directory; default:
+ * the XDG data directory), with its tokens sealed: by FDXKIT_ENCRYPTION_KEY,
+ * else by the key file, made on first use. Rows an earlier version stored in
+ * plain text are sealed here, once.
+ */
+export async function openStore(spec: string | undefined, env: Env, io: StoreIo, choice: StoreChoice = {}): Promise<OpenStore> {
   const value = spec?.trim() || env[STORE_ENV]?.trim() || defaultStoreDir(env);
-  let opened: OpenStore;
-  if (/^postgres(ql)?:/i.test(value)) opened = await openPostgres(value, addSecrets);
-  else if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(value)) {
+  const isPostgres = /^postgres(ql)?:/i.test(value);
+  if (!isPostgres && /^[A-Za-z][A-Za-z0-9+.-]+:/.test(value)) {
     throw new UsageError(`--store: expected a postgres:// URL or a directory, not a ${value.slice(0, value.indexOf(":"))}: URL`);
-  } else opened = await openEmbedded(path.resolve(value));
-  const key = env[KEY_ENV];
-  if (key === undefined || key.trim() === "") {
-    const store = refuseSealed(opened.store);
-    // Told here in plain words; past this point the manager's wrapping of store errors would hide why.
-    try {
-      for await (const _row of store.list()) break;
-    } catch (error) {
-      await opened.close();
-      throw error;
-    }
-    return { ...opened, store };
   }
-  const options = parseEncryptionKeys(key);
-  addSecrets(key, ...Object.values(options.keys));
-  let store: ConnectionStore;
+  // The key before the store: a bad key is refused without opening anything.
+  const key = choice.plaintext ? undefined : await storeKey(env, io);
+  const opened = isPostgres ? await openPostgres(value, io.addSecrets) : await openEmbedded(path.resolve(value), io);
   try {
-    store = encryptConnectionStore(opened.store, options);
+    const store = key ? await sealedStore(opened.store, key, io) : refuseSealed(opened.store);
+    // Told here in plain words; past this point the manager's wrapping of store errors would hide why.
+    for await (const _row of store.list()) break;
+    return { ...opened, store };
   } catch (error) {
     await opened.close();
-    // The SDK names keys.<id>; the user set one variable.
-    throw new UsageError(`${KEY_ENV}: each key must be the base64 of exactly 32 bytes (e.g. \`openssl rand -base64 32\`)`, { cause: error });
+    throw error;
   }
-  return { ...opened, store };
+}
+
+interface StoreKey {
+  options: EncryptionOptions;
+  /** Where the key came from, for messages: the variable or the key file. */
+  source: string;
+}
+
+/** The key of FDXKIT_ENCRYPTION_KEY, else of the key file (made on first use). */
+async function storeKey(env: Env, io: StoreIo): Promise<StoreKey> {
+  const fromEnv = env[KEY_ENV]?.trim() ? env[KEY_ENV]! : undefined;
+  const file = fromEnv === undefined ? await loadOrCreateKey(defaultKeyFile(env)) : undefined;
+  const source = file ? `the key file ${file.path}` : KEY_ENV;
+  const text = fromEnv ?? file!.value;
+  const options = parseEncryptionKeys(text, source);
+  io.addSecrets(text, ...Object.values(options.keys));
+  try {
+    // Checked here, on a store that holds nothing, so that a bad key fails before the real store opens.
+    encryptConnectionStore(memoryConnectionStore(), options);
+  } catch (error) {
+    // The SDK names keys.<id>; the user set one variable (or has one file).
+    throw new UsageError(`${source}: each key must be the base64 of exactly 32 bytes (e.g. \`openssl rand -base64 32\`)`, { cause: error });
+  }
+  if (file?.created) io.info(`fdxkit: made an encryption key for the stored tokens in ${file.path} (keep it: without it they cannot be used; ${KEY_ENV} overrides it)`);
+  return { options, source };
+}
+
+/** The store behind the encryption; rows still in plain text are sealed first. */
+async function sealedStore(raw: ConnectionStore, key: StoreKey, io: StoreIo): Promise<ConnectionStore> {
+  const store = encryptConnectionStore(raw, key.options);
+  const sealed = await sealPlainRows(raw, store);
+  if (sealed > 0) io.info(`fdxkit: sealed the tokens of ${sealed} connection(s) stored in plain text by an earlier version`);
+  return refuseForeignKey(store, key.source);
 }
 
 async function openPostgres(value: string, addSecrets: (...values: string[]) => void): Promise<OpenStore> {
@@ -100,22 +141,72 @@ async function openPostgres(value: string, addSecrets: (...values: string[]) => 
   return { store: postgresConnectionStore(pool), where: `${url.protocol}//${url.host}${url.pathname}`, close: () => pool.end() };
 }
 
-async function openEmbedded(dir: string): Promise<OpenStore> {
+async function openEmbedded(dir: string, io: StoreIo): Promise<OpenStore> {
   try {
     if (!(await stat(dir)).isDirectory()) throw new UsageError(`--store: ${dir} is a file, not a directory`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    // Tokens live here: readable by this user only.
-    await mkdir(dir, { recursive: true, mode: 0o700 });
   }
-  const { PGlite } = await import("@electric-sql/pglite");
-  let db: InstanceType<typeof PGlite>;
+  const own = await ownDirectory(dir);
+  if (own.openToOthers) {
+    io.info(`fdxkit: warning: ${dir} is open to other users (mode ${octal(own.mode)}); fdxkit keeps its own files in it private, but \`chmod 700 ${dir}\` would hide even their names`);
+  }
+  // The database's own directory is the CLI's: private whatever the directory around it allows.
+  const data = path.join(dir, "connections");
+  await ownDirectory(data);
+  await privateTree(data);
+  let db: Awaited<ReturnType<typeof openPGlite>>;
   try {
-    db = await PGlite.create(path.join(dir, "connections"));
+    db = await openPGlite(data);
   } catch (error) {
     throw new UsageError(`--store: could not open the embedded database in ${dir} (is another fdxkit using it?)`, { cause: error });
   }
-  return { store: postgresConnectionStore(db), where: dir, close: () => db.close() };
+  try {
+    await privateTree(data);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return {
+    store: postgresConnectionStore(db),
+    where: dir,
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        // What PGlite wrote while the command ran (WAL segments, relation files) is 0666 until now.
+        await privateTree(data);
+      }
+    },
+  };
+}
+
+/** An encrypted row that the key in use does not open: the key is the wrong one, said in plain words. */
+function refuseForeignKey(store: ConnectionStore, source: string): ConnectionStore {
+  const check = async <T>(read: Promise<T>): Promise<T> => {
+    try {
+      return await read;
+    } catch (error) {
+      if (error instanceof FdxConnectionStoreError && error.reason === "undecryptable") {
+        throw new UsageError(`the stored connections do not decrypt with ${source}: set ${KEY_ENV} to the key they were written with (${error.message})`, { cause: error });
+      }
+      throw error;
+    }
+  };
+  return {
+    get: (id) => check(store.get(id)),
+    compareAndSet: (id, expected, next) => store.compareAndSet(id, expected, next),
+    delete: (id) => store.delete(id),
+    list: async function* () {
+      const rows = store.list()[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await check(rows.next());
+        if (next.done) return;
+        yield next.value;
+      }
+    },
+    ...(store.findByConsentId ? { findByConsentId: (consentId: string) => check(store.findByConsentId!(consentId)) } : {}),
+  };
 }
 
 /**

@@ -1,0 +1,76 @@
+// Files that hold tokens belong to their user alone. PGlite creates its files
+// 0666 whatever the umask (it sets the mode itself), so modes are fixed after
+// the fact: the directory is walked and every file made 0600, every directory
+// 0700. The walk runs after the database opens and again after it closes, so
+// files PGlite adds while a command runs (WAL segments, relation files) are
+// covered too; meanwhile the data directory itself is 0700 and nobody else
+// can reach into it.
+import { chmod, lstat, mkdir, readdir } from "node:fs/promises";
+import path from "node:path";
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+/** What a walk changed, for tests and the benchmark: entries seen and modes fixed. */
+export interface TreeModes {
+  entries: number;
+  fixed: number;
+}
+
+/**
+ * Makes every file under `root` 0600 and every directory 0700 (`root`
+ * included). Symbolic links are neither followed nor changed: chmod on one
+ * would change its target, which may lie outside the tree.
+ */
+export async function privateTree(root: string): Promise<TreeModes> {
+  const result: TreeModes = { entries: 0, fixed: 0 };
+  const visit = async (target: string): Promise<void> => {
+    let info;
+    try {
+      info = await lstat(target);
+    } catch (error) {
+      // Gone meanwhile (PGlite removes files it no longer needs): nothing to protect.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    if (info.isSymbolicLink()) return;
+    result.entries++;
+    const wanted = info.isDirectory() ? DIR_MODE : FILE_MODE;
+    if ((info.mode & 0o7777) !== wanted) {
+      await chmod(target, wanted);
+      result.fixed++;
+    }
+    if (info.isDirectory()) {
+      const names = await readdir(target).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? [] : Promise.reject(error)));
+      for (const name of names) await visit(path.join(target, name));
+    }
+  };
+  await visit(root);
+  return result;
+}
+
+/**
+ * A directory of the CLI's own (created 0700 when missing, whatever the
+ * umask). One that already existed keeps its mode — it may be shared on
+ * purpose — and the answer says whether group or others can get into it, so
+ * the caller can warn.
+ */
+export async function ownDirectory(dir: string): Promise<{ created: boolean; openToOthers: boolean; mode: number }> {
+  const made = await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  if (made !== undefined) {
+    // mkdir's mode passes through the umask; the intended one is set outright.
+    // Every directory it had to create on the way is made private too.
+    for (let d = dir; d.length >= made.length; d = path.dirname(d)) {
+      await chmod(d, DIR_MODE);
+      if (d === made) break;
+    }
+    return { created: true, openToOthers: false, mode: DIR_MODE };
+  }
+  const mode = (await lstat(dir)).mode & 0o7777;
+  return { created: false, openToOthers: (mode & 0o077) !== 0, mode };
+}
+
+/** `0755` for messages. */
+export function octal(mode: number): string {
+  return `0${(mode & 0o7777).toString(8)}`;
+}

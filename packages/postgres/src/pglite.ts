@@ -1,0 +1,108 @@
+// Starting the embedded PGlite quickly. Two things make a plain
+// `PGlite.create()` slow: a new database runs initdb (seconds), and every
+// start-up sets up PostgreSQL's default 128 MB of shared buffers in
+// WebAssembly. Here a new database is unpacked from an empty one prepared
+// once per machine (PGlite's `loadDataDir`, from a `dumpDataDir` tarball kept
+// in the user's cache directory), and the buffers are sized for a store of
+// connections.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import path from "node:path";
+import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
+
+/** Options of {@link openPGlite}. */
+export interface OpenPGliteOptions {
+  /**
+   * Where the prepared empty database is kept: a directory, or `false` to
+   * run initdb for every new database. Default `$XDG_CACHE_HOME/fdxkit`
+   * (`~/.cache/fdxkit`).
+   */
+  templateDir?: string | false;
+  /** More PGlite options (not `dataDir` nor `loadDataDir`, which this function sets). */
+  pglite?: Omit<PGliteOptions, "dataDir" | "loadDataDir">;
+}
+
+// A few hundred rows need no 128 MB cache; setting that up alone took most of
+// a start-up. 16 MB keeps every catalog and the connections table in memory.
+const START_PARAMS = ["-c", "shared_buffers=16MB"];
+
+/**
+ * Opens (or creates) a PGlite database in `dataDir`, or in memory when it is
+ * undefined. A new database starts from the prepared template (made on first
+ * use, which costs one initdb); an existing one is opened as it is.
+ */
+export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = {}): Promise<PGlite> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const base: PGliteOptions = {
+    ...options.pglite,
+    startParams: [...(options.pglite?.startParams ?? PGlite.defaultStartParams), ...START_PARAMS],
+  };
+  const withDir = (extra: PGliteOptions): PGliteOptions => (dataDir === undefined ? { ...base, ...extra } : { ...base, ...extra, dataDir });
+  const isNew = dataDir === undefined || !existsSync(path.join(dataDir, "PG_VERSION"));
+  const cache = options.templateDir === false ? undefined : templateFile(options.templateDir);
+  if (!isNew || cache === undefined) return PGlite.create(withDir({}));
+
+  const file = await cache;
+  const template = await readFile(file).catch(() => undefined);
+  if (template) {
+    try {
+      return await PGlite.create(withDir({ loadDataDir: new Blob([template]) }));
+    } catch {
+      // A template from another PGlite (an upgrade in place) or a damaged file: made again below.
+      await unlink(file).catch(() => undefined);
+      if (dataDir !== undefined) await clearPartialLoad(dataDir);
+    }
+  }
+  const db = await PGlite.create(withDir({}));
+  try {
+    await saveTemplate(db, file);
+  } catch {
+    // Without a cache the next new database runs initdb again: slower, not wrong.
+  }
+  return db;
+}
+
+// Made right after initdb, before anything is written, so it is an empty
+// database; uncompressed, as unpacking is then only copying.
+async function saveTemplate(db: PGlite, file: string): Promise<void> {
+  const tarball = await db.dumpDataDir("none");
+  const bytes = new Uint8Array(await tarball.arrayBuffer());
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Written whole under another name first: a reader never sees half a template.
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  await writeFile(temp, bytes, { mode: 0o600 });
+  await rename(temp, file).catch(async (error: unknown) => {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  });
+}
+
+// A failed unpack may have left files behind; initdb wants the directory empty.
+async function clearPartialLoad(dataDir: string): Promise<void> {
+  const { readdir, rm } = await import("node:fs/promises");
+  for (const name of await readdir(dataDir).catch(() => [])) await rm(path.join(dataDir, name), { recursive: true, force: true });
+}
+
+/**
+ * The template's file: named after the PGlite build (the size and time of
+ * its WebAssembly files), so that an upgrade of PGlite never unpacks a data
+ * directory another PostgreSQL build made.
+ */
+async function templateFile(dir: string | undefined): Promise<string> {
+  // The CommonJS build has __filename and no import.meta; the ES module build the other way round.
+  const { resolve } = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
+  const parts: string[] = [];
+  for (const asset of ["pglite.wasm", "initdb.wasm", "pglite.data"]) {
+    const info = await stat(resolve(`@electric-sql/pglite/${asset}`));
+    parts.push(`${info.size.toString(36)}-${Math.trunc(info.mtimeMs).toString(36)}`);
+  }
+  return path.join(dir ?? defaultCacheDir(), `pglite-template-${parts.join("-")}.tar`);
+}
+
+function defaultCacheDir(): string {
+  const xdg = process.env.XDG_CACHE_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(process.env.HOME || homedir(), ".cache"), "fdxkit");
+}
