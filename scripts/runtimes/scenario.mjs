@@ -4,6 +4,7 @@
 // uses only the public API of DESIGN.md. No Node built-ins here: it also runs
 // in workerd, edge-runtime and browsers.
 import { createClient, FdxApiError, FdxError, FdxNotFoundError, FdxValidationError } from "@fdxkit/client";
+import { FdxAuthError, openAuthorization, sealAuthorization } from "@fdxkit/client/auth";
 import { createWebhookHandler, isConsentNotification } from "@fdxkit/client/webhooks";
 
 import { SCENARIO_STEPS as STEPS } from "./steps.mjs";
@@ -216,6 +217,29 @@ export async function runScenario(config, receiver = createReceiver()) {
     } finally {
       await client.subscriptions.delete(subscription.subscriptionId).catch(() => {});
     }
+  });
+
+  // Sealing needs only Web Crypto, so it runs in browsers too, though an app seals on its server (the keys are secrets).
+  await step(STEPS[9], async () => {
+    const random = (size) => {
+      let binary = "";
+      for (const b of crypto.getRandomValues(new Uint8Array(size))) binary += String.fromCharCode(b);
+      return btoa(binary);
+    };
+    const keys = { k1: random(32) };
+    const pending = { state: random(32), nonce: random(32), codeVerifier: random(32) };
+    const sealed = await sealAuthorization(pending, { connectionId: "matrix-user", keys, current: "k1" });
+    check(/^v1\.k1\.[A-Za-z0-9_-]+$/.test(sealed) && sealed.length <= 1024, `sealed as ${sealed.length} characters, not one base64url string of at most 1 KiB`);
+    const opened = await openAuthorization(sealed, { connectionId: "matrix-user", keys });
+    check(opened.state === pending.state && opened.nonce === pending.nonce && opened.codeVerifier === pending.codeVerifier, "the opened values differ from the sealed ones");
+    let refused;
+    try {
+      await openAuthorization(sealed, { connectionId: "another-user", keys });
+    } catch (e) {
+      refused = e;
+    }
+    check(refused instanceof FdxAuthError && refused.error === "invalid_state", `another connection id: ${refused ? describe(refused) : "it opened"}`);
+    return `${sealed.length} characters; another connection id: ${refused.error}`;
   });
 
   return steps;

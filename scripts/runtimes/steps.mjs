@@ -12,6 +12,7 @@ export const SCENARIO_STEPS = [
   "subscription CRUD",
   "validateResponses",
   "test event delivered to the handler",
+  "sealed login state: sealAuthorization / openAuthorization round trip; another connection id refused",
 ];
 
 /**

@@ -22,3 +22,4 @@ export { encryptConnectionStore, type EncryptedConnectionStore, type EncryptionO
 export { FdxAuthError, FdxConnectionStoreError, FdxReauthorizationRequiredError, type FdxAuthErrorInit } from "./errors.js";
 export type { Connection, ConnectionLease, ConnectionStatus, ConnectionStore, TokenSet } from "./types.js";
 export type { TokenContext } from "../core/options.js";
+export { openAuthorization, sealAuthorization, type OpenAuthorizationOptions, type PendingAuthorization, type SealAuthorizationOptions } from "./seal.js";
