@@ -8,6 +8,7 @@
  */
 export { createClient, type FdxClient } from "./client.js";
 export type {
+  ActorType,
   ApiVersions,
   ClientHooks,
   ClientOptions,

@@ -14,6 +14,7 @@ import {
   FdxTimeoutError,
   FdxValidationError,
   FdxWebhookError,
+  type ActorType,
   type ClientOptions,
   type ConsentGrant,
   type FdxClient,
@@ -43,19 +44,23 @@ describe("createClient", () => {
       versions: { statements: string };
       allowInsecureCallbackUrls: boolean;
       validateResponses: boolean;
+      actorType: "user" | "batch";
     }>().toExtend<ClientOptions>();
+    expectTypeOf<ClientOptions["actorType"]>().toEqualTypeOf<ActorType | undefined>();
+    expectTypeOf<ActorType>().toEqualTypeOf<"user" | "batch">();
     expectTypeOf<{ baseUrl: string; token: string }>().toExtend<ClientOptions>();
     expectTypeOf<{ baseUrl: string; token: () => string }>().toExtend<ClientOptions>();
     expectTypeOf<{ baseUrl: string }>().not.toExtend<ClientOptions>();
   });
 
-  it("RequestOptions has signal, timeoutMs, maxRetries, headers, interactionId and maxDownloadBytes, all optional", () => {
+  it("RequestOptions has signal, timeoutMs, maxRetries, headers, interactionId, actorType and maxDownloadBytes, all optional", () => {
     expectTypeOf<RequestOptions>().toEqualTypeOf<{
       signal?: AbortSignal;
       timeoutMs?: number;
       maxRetries?: number;
       headers?: Record<string, string>;
       interactionId?: string;
+      actorType?: "user" | "batch";
       maxDownloadBytes?: number;
     }>();
   });

@@ -18,6 +18,7 @@ import {
 import { FaultInjector, type FaultKind, type FaultOptions } from "./faults.js";
 import { SandboxIdp, type AuthorizeOptions, type AuthStats } from "./idp/idp.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
+import { ACTOR_TYPE, RequestLog, type RecordedRequest } from "./request-log.js";
 import { allowedMethods, matchRoute, splitPath, type Route, type RouteContext, type RouteMatch } from "./router.js";
 import { consentRoutes } from "./routes/consents.js";
 import { maintenanceRoutes } from "./routes/maintenance.js";
@@ -79,6 +80,14 @@ export interface MockOptions {
    * (`documentsUrl`) that refuses any request carrying `Authorization`.
    */
   documents?: "direct" | "redirect";
+  /**
+   * Providers (ids) whose statement calls — lists, pages, documents — must
+   * carry `FDX-API-Actor-Type: USER` or `BATCH`, as some real providers
+   * require: without it (or with another value) they answer 400 with the
+   * statement calls' `{ code: 401, message: "Invalid Input" }` and a
+   * `debugMessage` naming the header. Default: none.
+   */
+  requireActorType?: readonly string[];
   /** Milliseconds to wait before every answer. Default 0. */
   latencyMs?: number;
   /**
@@ -153,6 +162,11 @@ export interface MockControls {
    * has that id.
    */
   redeliver(notificationId: string): Promise<WebhookDelivery>;
+  /**
+   * The last 1,000 requests this instance received, oldest first: each one's
+   * method, path (with its query) and `FDX-API-Actor-Type` header.
+   */
+  requests(): RecordedRequest[];
   /** Snapshot of the current subscriptions, oldest first. */
   readonly subscriptions: Subscription[];
   /** The identity provider's issuer (its own origin): `/auth`, `/token`, `/revoke`, `/keys`, `/.well-known/openid-configuration`. */
@@ -205,7 +219,7 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
-const PREFLIGHT_HEADERS = `Authorization, Content-Type, Accept, ${INTERACTION_ID}`;
+const PREFLIGHT_HEADERS = `Authorization, Content-Type, Accept, ${INTERACTION_ID}, ${ACTOR_TYPE}`;
 const ALLOWED_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 
 function preflight(request: Request): Response {
@@ -263,10 +277,15 @@ function checkVariations(options: MockOptions): Variations & { latencyMs: number
     throw new RangeError(`latencyMs must be a finite number >= 0, got ${String(latencyMs)}`);
   }
   if (options.prevLinks !== undefined && typeof options.prevLinks !== "boolean") throw new TypeError("prevLinks must be a boolean");
+  const required = options.requireActorType === undefined ? [] : options.requireActorType;
+  if (!Array.isArray(required) || !required.every((id) => typeof id === "string" && id !== "")) {
+    throw new TypeError("requireActorType must be an array of provider ids (non-empty strings)");
+  }
   return {
     pagination: oneOf("pagination", options.pagination, ["links", "page"] as const),
     documents: oneOf("documents", options.documents, ["direct", "redirect"] as const),
     prevLinks: options.prevLinks ?? true,
+    requireActorType: new Set(required),
     latencyMs,
   };
 }
@@ -322,6 +341,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
   );
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const faults = options.faults ? new FaultInjector(options.faults, transport.faultKinds) : undefined;
+  const log = new RequestLog();
   const state: AppState = {
     baseUrl,
     productsPath: trimSlash(new URL(productsUrl).pathname),
@@ -434,6 +454,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     },
     deliveries: () => deliveries.records,
     redeliver: (notificationId) => deliveries.redeliver(notificationId),
+    requests: () => log.records,
     get subscriptions() {
       return [...state.subscriptions.values()].map((s) => ({ ...s }));
     },
@@ -446,6 +467,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     },
     authStats: () => idp.stats(),
     async fetch(request) {
+      log.add(request);
       if (latencyMs > 0) await delay(latencyMs);
       let response: Response;
       try {
@@ -467,6 +489,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       state.consents.clear();
       idp.reset();
       deliveries.clear();
+      log.clear();
       rateLimiter?.reset();
       faults?.reset();
       maintenance = false;

@@ -14,6 +14,7 @@ export type { MockHandlers, MockHandlersOptions } from "./msw.js";
 export type { DeliveryAttempt, DeliveryOptions, WebhookDelivery, WebhookTlsOptions } from "./delivery.js";
 export type { RateLimitOptions } from "./rate-limit.js";
 export type { FaultOptions } from "./faults.js";
+export type { RecordedRequest } from "./request-log.js";
 export { SANDBOX_TOKEN, SEED_ANCHOR } from "./seed.js";
 export type { MockSeed, SandboxUser } from "./seed.js";
 export type { AuthorizeOptions, AuthStats } from "./idp/idp.js";

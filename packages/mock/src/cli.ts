@@ -5,6 +5,7 @@ import { startMockServer } from "./server.js";
 const USAGE = `Usage: fdxkit-mock [--port 4010] [--host 127.0.0.1] [--token TOKEN]
                    [--latency MS] [--faults RATE] [--fault-seed N] [--pagination links|page]
                    [--no-prev-links] [--redirect-documents] [--require-user-tokens]
+                   [--require-actor-type PROVIDER ...]
                    [--retry-delays MS,MS,...]
                    [--webhook-cert FILE --webhook-key FILE [--webhook-ca FILE]]
 
@@ -18,6 +19,8 @@ Provider variations:
   --pagination page      FDX page objects (page.nextOffset) instead of links
   --no-prev-links        pages carry no links.prev
   --redirect-documents   statement GETs answer 302 to a signed URL on a second origin
+  --require-actor-type P statement calls to provider P need FDX-API-Actor-Type
+                         (USER or BATCH; 400 without it); repeatable
 
 Identity provider:
   --require-user-tokens  statement calls need an end user's id token (401 602 otherwise)
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
         "no-prev-links": { type: "boolean" },
         "redirect-documents": { type: "boolean" },
         "require-user-tokens": { type: "boolean" },
+        "require-actor-type": { type: "string", multiple: true },
         "retry-delays": { type: "string" },
         "webhook-cert": { type: "string" },
         "webhook-key": { type: "string" },
@@ -112,6 +116,7 @@ async function main(): Promise<void> {
     prevLinks: !values["no-prev-links"],
     documents: values["redirect-documents"] ? "redirect" : "direct",
     requireUserTokens: Boolean(values["require-user-tokens"]),
+    ...(values["require-actor-type"] ? { requireActorType: values["require-actor-type"] } : {}),
     deliveryRetryDelaysMs,
     webhookTls,
   });
@@ -123,6 +128,7 @@ async function main(): Promise<void> {
     values["no-prev-links"] ? "no prev links" : "",
     values["redirect-documents"] ? "documents by redirect" : "",
     values["require-user-tokens"] ? "user tokens required" : "",
+    values["require-actor-type"] ? `actor type required by ${values["require-actor-type"].join(", ")}` : "",
     deliveryRetryDelaysMs ? `retry delays ${deliveryRetryDelaysMs.join(",") || "none"}` : "",
     webhookTls ? "webhooks over mutual TLS" : "",
   ].filter(Boolean);

@@ -176,6 +176,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     },
     deliveries: () => app.deliveries(),
     redeliver: (notificationId) => app.redeliver(notificationId),
+    requests: () => app.requests(),
     get subscriptions() {
       return app.subscriptions;
     },

@@ -7,6 +7,8 @@ export interface Variations {
   pagination: "links" | "page";
   prevLinks: boolean;
   documents: "direct" | "redirect";
+  /** Providers whose statement calls must say who is asking (`FDX-API-Actor-Type`). */
+  requireActorType: ReadonlySet<string>;
 }
 
 /** What the routes of one mock instance share. */

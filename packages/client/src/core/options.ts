@@ -14,6 +14,14 @@ export interface TokenContext {
  */
 export type TokenProvider = string | ((context: TokenContext) => string | Promise<string>);
 
+/**
+ * Who is asking, sent on statement calls as FDX's `FDX-API-Actor-Type`
+ * (`USER` or `BATCH`): `"user"` when an end user waits for the answer (a
+ * page, a button), `"batch"` for a job nobody waits on. Providers that
+ * prioritise by it route each call accordingly; some refuse calls without it.
+ */
+export type ActorType = "user" | "batch";
+
 /** A `fetch`-compatible function. The SDK calls it with a single `Request` (`globalThis.fetch` itself, given as `fetch`, as `fetch(url, init)`). */
 export type FetchLike = (input: Request) => Promise<Response>;
 
@@ -131,6 +139,8 @@ export interface ClientOptions {
   allowInsecureCallbackUrls?: boolean;
   /** Check response bodies against the service's schemas and throw `FdxResponseError` on a mismatch. Default false. */
   validateResponses?: boolean;
+  /** Sent as `FDX-API-Actor-Type` on statement calls (lists, every page, downloads); never on notification or consent calls. Default: not sent. */
+  actorType?: ActorType;
 }
 
 /** Per-call options, the optional last argument of every method. */
@@ -145,6 +155,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** The `x-fapi-interaction-id` to send (default: a random UUID per call, unless the client has `interactionIds: false`). */
   interactionId?: string;
+  /** Overrides the client's `actorType` for this call (statement calls only carry it). */
+  actorType?: ActorType;
   /** Downloads only: overrides the client's `maxDownloadBytes` for this document. */
   maxDownloadBytes?: number;
 }

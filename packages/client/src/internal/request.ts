@@ -14,8 +14,9 @@ import {
   type FdxIssue,
 } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
-import type { ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
+import type { ActorType, ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, noop, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
+import { ACTOR_HEADER, actorIssue, isActorType } from "./actor.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
 import { uuid } from "./uuid.js";
@@ -32,6 +33,8 @@ export interface Transport {
   maxResponseBytes: number;
   interactionIds: boolean;
   hooks: ClientHooks | undefined;
+  /** Who is asking, for product calls (`ClientOptions.actorType`). */
+  actorType?: ActorType | undefined;
 }
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
@@ -49,6 +52,8 @@ export interface Call {
   authorization?: string;
   /** More strings no error may show (a client secret), beyond the bearer token. */
   secrets?: readonly string[];
+  /** A product (statement) call: it says who is asking (`FDX-API-Actor-Type`) when an actor type is set. */
+  product?: boolean;
   options: RequestOptions | undefined;
 }
 
@@ -165,7 +170,7 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
   const given = options.interactionId ?? headerValue(options.headers, "x-fapi-interaction-id");
   const interactionId = given ?? (t.interactionIds ? uuid() : undefined);
   // Stryker disable next-line ConditionalExpression: checking a generated id too gives the same verdict (a UUID always fits)
-  const headers = callHeaders(call, options.headers, interactionId, given !== undefined);
+  const headers = callHeaders(t, call, options, interactionId, given !== undefined);
 
   // One repeat per call after a 401 with a fresh token from the token function (not counted in maxRetries).
   let renewed = false;
@@ -225,10 +230,18 @@ export function retryTimeoutIssues(options: { timeoutMs?: unknown; maxRetries?: 
  * once, here: a value the platform refuses would otherwise surface as a
  * TypeError quoting it.
  */
-function callHeaders(call: Call, extra: Record<string, string> | undefined, interactionId: string | undefined, given: boolean): Record<string, string> {
+function callHeaders(t: Transport, call: Call, options: RequestOptions, interactionId: string | undefined, given: boolean): Record<string, string> {
   const headers: Record<string, string> = { accept: call.accept ?? "application/json" };
   if (call.body) headers["content-type"] = call.body.type;
   const issues: FdxIssue[] = [];
+  // The call's actor type (checked on every call, so a bad one is refused wherever it is given) or the
+  // client's; sent on product calls only, and before the call's headers, which may name their own.
+  const actorType = options.actorType !== undefined ? options.actorType : t.actorType;
+  if (actorType !== undefined) {
+    if (!isActorType(actorType)) issues.push(actorIssue());
+    else if (call.product) headers[ACTOR_HEADER] = actorType.toUpperCase();
+  }
+  const extra = options.headers;
   if (extra) {
     for (const [name, value] of Object.entries(extra)) {
       if (!HEADER_NAME.test(name) || !isHeaderValue(value)) {

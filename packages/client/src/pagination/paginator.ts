@@ -1,4 +1,4 @@
-import { FdxValidationError } from "../core/error.js";
+import { FdxNotFoundError, FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { anySignal, noop } from "../internal/abort.js";
 import { checkResponse, type Context } from "../internal/context.js";
@@ -122,13 +122,21 @@ async function* walk(
   const path = buildPath("/statements/{version}/{providerId}/{accountId}", { version: p.versions.statements, ...request.path });
   const firstUrl = p.productsUrl + path + buildQuery(request.query);
 
-  let load: (() => Promise<Loaded>) | undefined = () => loadPage(p, firstUrl, firstUrl, sendOptions, requested, noSecrets);
-  let pending: Promise<Loaded> | undefined;
+  // A first page answered 404 with FDX code 1108 means the account has no statements at all: an empty list.
+  // Anywhere later it is no such thing (the statements listed so far would be all there is), so it throws.
+  let load: (() => Promise<Loaded | undefined>) | undefined = () =>
+    loadPage(p, firstUrl, firstUrl, sendOptions, requested, noSecrets).catch((error: unknown) => {
+      if (error instanceof FdxNotFoundError && error.code === "1108") return undefined;
+      throw error;
+    });
+  let pending: Promise<Loaded | undefined> | undefined;
   let previousUrl: string | undefined;
   let stale = 0;
   try {
     while (load || pending) {
-      const { url, page, secrets }: Loaded = await (pending ?? load!());
+      const loaded: Loaded | undefined = await (pending ?? load!());
+      if (!loaded) return;
+      const { url, page, secrets }: Loaded = loaded;
       pending = undefined;
       let nextHref: string | undefined = page.nextHref;
       let next: string | undefined;
@@ -191,7 +199,7 @@ async function loadPage(
 ): Promise<Loaded> {
   const url = resolveHref(target, p.productsOrigin, secrets).href;
   if (!requested(url)) throw refuseLink(href, `${url} was already requested (a loop)`, secrets());
-  const answer = await request(p, { method: "GET", url, options }, "json");
+  const answer = await request(p, { method: "GET", url, options, product: true }, "json");
   const { data, status, interactionId } = answer;
   if (p.validateResponses) await checkResponse(data, "statementList", status, interactionId);
   return { url, page: readPage(data, status, interactionId), secrets: answer.secrets };

@@ -11,6 +11,7 @@ import {
   statementProcessing,
 } from "../errors.js";
 import { renderStatementPdf } from "../pdf.js";
+import { ACTOR_TYPE, ACTOR_TYPES } from "../request-log.js";
 import type { Route, RouteContext } from "../router.js";
 import { SEED_DATA, toApiStatement, type SeedStatement } from "../seed.js";
 import type { AppState } from "../state.js";
@@ -87,7 +88,7 @@ function acceptsPdf(accept: string | null): boolean {
 }
 
 export function statementRoutes(state: AppState): Route[] {
-  const { pagination, prevLinks, documents } = state.variations;
+  const { pagination, prevLinks, documents, requireActorType } = state.variations;
   const base = (version: string, providerId: string, accountId: string) =>
     `${state.productsPath}/statements/${encodeURIComponent(version)}/${encodeURIComponent(providerId)}/${encodeURIComponent(accountId)}`;
 
@@ -102,9 +103,18 @@ export function statementRoutes(state: AppState): Route[] {
     return undefined;
   }
 
-  function list({ url, params, grant }: RouteContext): Response {
+  // A provider that requires FDX-API-Actor-Type refuses a call without a value FDX defines, before anything else.
+  function actorMissing(request: Request, providerId: string): Response | undefined {
+    if (!requireActorType.has(providerId)) return undefined;
+    const value = request.headers.get(ACTOR_TYPE);
+    if (value !== null && ACTOR_TYPES.includes(value)) return undefined;
+    const why = value === null ? "is required" : `must be USER or BATCH, not ${JSON.stringify(value)}`;
+    return statementInvalidInput(`${ACTOR_TYPE} ${why} by provider ${JSON.stringify(providerId)}`);
+  }
+
+  function list({ request, url, params, grant }: RouteContext): Response {
     const { version = "", providerId = "", accountId = "" } = params;
-    const refused = outsideGrant(grant, accountId);
+    const refused = actorMissing(request, providerId) ?? outsideGrant(grant, accountId);
     if (refused) return refused;
     const statements = accountStatements(providerId, accountId);
     if (statements instanceof Response) return statements;
@@ -142,7 +152,7 @@ export function statementRoutes(state: AppState): Route[] {
 
   async function download({ request, params, grant }: RouteContext): Promise<Response> {
     const { providerId = "", accountId = "", statementId = "" } = params;
-    const refused = outsideGrant(grant, accountId);
+    const refused = actorMissing(request, providerId) ?? outsideGrant(grant, accountId);
     if (refused) return refused;
     const statements = accountStatements(providerId, accountId);
     if (statements instanceof Response) return statements;
