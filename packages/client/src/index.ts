@@ -57,4 +57,4 @@ export type { StatementDocument } from "./download/document.js";
 export type { DownloadOptions } from "./download/download.js";
 export type { DownloadTarget, StatementIds } from "./download/target.js";
 export { memoryRateBudget } from "./rate-budget/memory.js";
-export type { ActorType, RateBudget, RateLimit, RateLimits } from "./rate-budget/types.js";
+export type { RateBudget, RateLimit, RateLimits } from "./rate-budget/types.js";
