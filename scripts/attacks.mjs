@@ -431,7 +431,64 @@ const attacks = {
     const shown = forms.filter((form) => views.includes(form)).length;
     return { outcome: `${r.name}, ${shown} of ${forms.length} base64 forms of the token shown`, error: r.error };
   },
+  async "edited row: an older row's refresh token written back under a newer version (encrypted store)"() {
+    return editedRow(({ rows, spent, store }) => {
+      rows.set("a", { ...rows.get("a"), refreshToken: spent.refreshToken });
+      return store.get("a");
+    });
+  },
+  async "edited row: consentId changed to another user's, then found by it (encrypted store)"() {
+    return editedRow(({ rows, store }) => {
+      rows.set("a", { ...rows.get("a"), consentId: "consent-b" });
+      return store.findByConsentId("consent-b");
+    });
+  },
+  async "edited row: an account added to accounts (encrypted store)"() {
+    return editedRow(({ rows, store }) => {
+      rows.set("a", { ...rows.get("a"), accounts: ["acct-a", "acct-b"] });
+      return store.get("a");
+    });
+  },
 };
+
+/**
+ * Someone with write access to the database (no key) edits a row behind
+ * `encryptConnectionStore`: two connections, "a" at version 2 (its version 1
+ * kept as `spent`) and "b"; `edit` changes the raw rows and reads through the
+ * wrapper. The tokens are the attack token, so a token handed out shows.
+ */
+async function editedRow(edit) {
+  const auth = await import(pathToFileURL(path.join(dist, "auth.js")).href);
+  const rows = new Map();
+  const copy = (row) => row && structuredClone(row);
+  const inner = {
+    get: async (id) => copy(rows.get(id)),
+    async compareAndSet(id, version, next) {
+      if ((rows.get(id)?.version ?? 0) !== version) return false;
+      rows.set(id, copy(next));
+      return true;
+    },
+    delete: async (id) => void rows.delete(id),
+    async *list() {
+      for (const row of [...rows.values()]) yield copy(row);
+    },
+    async findByConsentId(consentId) {
+      for (const row of rows.values()) if (row.consentId === consentId) return copy(row);
+      return undefined;
+    },
+  };
+  const store = auth.encryptConnectionStore(inner, { keys: { k1: Buffer.alloc(32, 5).toString("base64") }, current: "k1" });
+  const row = (id, version, refreshToken) => ({
+    id, status: "active", idToken: TOKEN, refreshToken, expiresAt: 1.9e12, accessToken: TOKEN, accessTokenExpiresAt: 1.9e12, accounts: [`acct-${id}`],
+    subject: `sub-${id}`, connector: "bank", consentId: `consent-${id}`, issuer: "/sandbox", clientId: "client", createdAt: 1, updatedAt: 1, version,
+  });
+  await store.compareAndSet("a", 0, row("a", 1, `${TOKEN}-spent`));
+  const spent = rows.get("a");
+  await store.compareAndSet("a", 1, row("a", 2, `${TOKEN}-current`));
+  await store.compareAndSet("b", 0, row("b", 1, `${TOKEN}-b`));
+  const { name, error } = await outcomeOf(edit({ rows, spent, store }));
+  return { outcome: error ? `${name} (${error.reason}, connection ${error.connectionId})` : `${name}: the edited row was handed out`, error };
+}
 
 /** A notification body whose customFields are `fields`, padded with spaces to `size` characters. */
 function notificationBody(fields, size) {

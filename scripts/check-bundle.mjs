@@ -32,7 +32,9 @@ const budgets = [
   // token function's repeat after a 401 (with every token of the call redacted) and withOptions (10.58 kB).
   // 10.6 kB since issue 29: Node's own transport must not grow the browser bundle (10,592 B before it; the
   // attempt's signal moved into the fetch sender and the request path's failures share one builder).
-  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_600 },
+  // 10.75 kB since issue 35: actorType (checked on the client and on every call, sent on statement calls)
+  // and a first page answered 1108 as an empty list (10,585 B before, 10,745 B after).
+  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_750 },
   { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10_000 },
 ];
 

@@ -228,6 +228,16 @@ export function toMarkdown(results) {
     );
     out.push(table(["token", "median", "vs static token", "pooled", "CPU per call", "CPU vs static token"], c.contenders.map((k) => [k.sdk ? `**${k.name}**` : k.name, `${k.medianUs} µs`, x(k.medianRatio), x(k.pooledMedianRatio), `${k.cpuUs} µs`, x(k.cpuRatio)])));
   }
+  if (results.storeSeal) {
+    const k = results.storeSeal;
+    out.push("", "## Connections: what sealing costs a refresh", "");
+    out.push(
+      "One connection written (`compareAndSet` of the next version) and read back (`get`), through `encryptConnectionStore` (AES-256-GCM, three tokens re-sealed on every write, bound to the row's version and columns) and on the bare memory store. " +
+        `${k.warmup} warm-up operations each, then ${k.rounds} interleaved rounds of ${k.opsPerRound}; medians per operation. A refresh is two writes (the lease, then the tokens) and one read: the re-seal adds **${k.resealPerRefreshUs} µs** per refresh.`,
+      "",
+    );
+    out.push(table(["store", "compareAndSet", "get", "per refresh", "write vs bare"], k.contenders.map((c) => [c.name, `${c.writeUs} µs`, `${c.readUs} µs`, `${c.refreshUs} µs`, x(c.writeRatio)])));
+  }
   if (results.connectionsRefresh) {
     const r = results.connectionsRefresh;
     out.push("", "## Connections: refreshed by several processes on PostgreSQL", "");
@@ -325,6 +335,10 @@ export function printSummary(results) {
   if (results.connections) {
     console.log(`connections.token(id) hot path (store reads during the timed calls: ${results.connections.storeReadsDuringTimedCalls})`);
     console.table(Object.fromEntries(results.connections.contenders.map((c) => [c.name, { median: `${c.medianUs} µs`, "vs static ×": c.medianRatio, "pooled ×": c.pooledMedianRatio, "CPU ×": c.cpuRatio }])));
+  }
+  if (results.storeSeal) {
+    console.log(`The re-seal per refresh (two writes and a read): +${results.storeSeal.resealPerRefreshUs} µs`);
+    console.table(Object.fromEntries(results.storeSeal.contenders.map((c) => [c.name, { write: `${c.writeUs} µs`, read: `${c.readUs} µs`, "per refresh": `${c.refreshUs} µs`, "write ×": c.writeRatio }])));
   }
   if (results.connectionsRefresh) {
     const r = results.connectionsRefresh;

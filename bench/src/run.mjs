@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh,store-seal
 //   node src/run.mjs --node 24       the same, on another Node major (installed from the npm registry on first use)
 //   node src/run.mjs --only overhead,pagination --update
 //                                    re-runs those sections and writes them into this Node's last full run
@@ -35,6 +35,7 @@ import { checkTargets, printSummary, toMarkdown } from "./report.mjs";
 import { startServer } from "./server.mjs";
 import { runWebhookReceive } from "./webhook-receive.mjs";
 import { runWebhookTls } from "./webhook-tls.mjs";
+import { runStoreSeal } from "./store-seal.mjs";
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(benchDir, "..");
@@ -52,6 +53,7 @@ export const SIZES = {
     webhooksTls: { warmupMs: 1000, rounds: 10, roundMs: 400, concurrency: 8 },
     connections: { warmup: 200, rounds: 60, callsPerRound: 20 },
     connectionsRefresh: { connections: 1000, processes: 4, concurrency: 16, poolSize: 10, sequential: 200 },
+    storeSeal: { warmup: 500, rounds: 30, opsPerRound: 100 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -65,6 +67,7 @@ export const SIZES = {
     webhooksTls: { warmupMs: 50, rounds: 1, roundMs: 50, concurrency: 2 },
     connections: { warmup: 5, rounds: 2, callsPerRound: 5 },
     connectionsRefresh: { connections: 20, processes: 2, concurrency: 4, poolSize: 4, sequential: 5 },
+    storeSeal: { warmup: 5, rounds: 2, opsPerRound: 5 },
   },
 };
 
@@ -73,7 +76,7 @@ const HEADLINE_NODE = "24";
 /** The other Node `pnpm bench` runs on (the lowest supported). */
 const OTHER_NODES = ["20"];
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "store-seal"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -140,6 +143,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
     const c = sizes.connectionsRefresh;
     log(`▶ ${c.connections} connections refreshed by ${c.processes} processes on PostgreSQL`);
     results.connectionsRefresh = await runConnectionsRefresh(c);
+  }
+  if (only.includes("store-seal")) {
+    log("▶ the re-seal per refresh: compareAndSet and get through encryptConnectionStore vs the bare memory store");
+    results.storeSeal = await runStoreSeal(sizes.storeSeal);
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

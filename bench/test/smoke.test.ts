@@ -74,6 +74,10 @@ describe("bench harness, smoke mode", () => {
     expect(results.connections.contenders.map((c: { name: string }) => c.name)).toEqual(["static id token (a string)", "connections.token(id), memory store"]);
     for (const c of results.connections.contenders) expect(c).toMatchObject({ medianUs: positive, medianRatio: positive, pooledMedianRatio: positive, cpuUs: positive, cpuRatio: positive });
     // Needs a real PostgreSQL (Debian's package, as @fdxkit/postgres's tests); without one the section says it did not run.
+    expect(results.storeSeal.contenders.map((c: { name: string }) => c.name)).toEqual(["memory store", "encryptConnectionStore over memory"]);
+    for (const c of results.storeSeal.contenders) expect(c).toMatchObject({ writeUs: positive, readUs: positive, refreshUs: positive, writeRatio: positive });
+    expect(results.storeSeal.resealPerRefreshUs).toEqual(expect.any(Number));
+
     const refresh = results.connectionsRefresh;
     if (refresh.skipped) expect(refresh.skipped).toEqual(expect.any(String));
     else {

@@ -14,7 +14,7 @@ import { AUTH_STEPS as STEPS } from "./steps.mjs";
 /** A loopback callback the sandbox registers by default (matched on any port, RFC 8252); nothing listens there: the flow stops at the redirect. */
 const REDIRECT_URI = "http://127.0.0.1/callback";
 const CONNECTION_ID = "matrix-user";
-const ENVELOPE = "fdxenc.v1.";
+const ENVELOPE = "fdxenc.v2.";
 
 function check(condition, message) {
   if (!condition) throw new Error(message);

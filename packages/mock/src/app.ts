@@ -114,10 +114,16 @@ export interface MockOptions {
    * too (a valid id token as well).
    */
   requireUserTokens?: boolean;
-  /** Lifetime of id tokens. Default 24 hours. */
+  /** Lifetime of id tokens and of the access tokens issued with them. Default 24 hours. */
   idTokenTtlMs?: number;
   /** Lifetime of authorization codes. Default 5 minutes. */
   codeTtlMs?: number;
+  /**
+   * The issuer the identity provider's discovery document, id tokens and
+   * callbacks (`iss`) name, e.g. `"/sandbox"` as the real network's sandbox
+   * does. Default: its URL (`idpUrl`).
+   */
+  idpIssuer?: string;
 }
 
 /** Options of {@link createMockApp}. */
@@ -169,7 +175,10 @@ export interface MockControls {
   requests(): RecordedRequest[];
   /** Snapshot of the current subscriptions, oldest first. */
   readonly subscriptions: Subscription[];
-  /** The identity provider's issuer (its own origin): `/auth`, `/token`, `/revoke`, `/keys`, `/.well-known/openid-configuration`. */
+  /**
+   * The identity provider's URL (its own origin), under which `/auth`, `/token`, `/revoke`, `/keys` and
+   * `/.well-known/openid-configuration` live; also its issuer unless `idpIssuer` names another.
+   */
   readonly idpUrl: string;
   /** The client id registered at the identity provider. */
   readonly clientId: string;
@@ -177,7 +186,9 @@ export interface MockControls {
   readonly clientSecret: string;
   /**
    * Goes through the identity provider's sign-in and consent pages as a
-   * browser would (no browser needed) and resolves with the callback URL the
+   * browser would (no browser needed; its cookies kept from call to call
+   * until `reset()`, so a signed-in user is not asked again for the
+   * password) and resolves with the callback URL the
    * browser would land on: `redirect_uri?code&state&iss`, or
    * `?error=access_denied&state&iss` with `deny: true`. Rejects when the IdP
    * shows an error page (unknown client, unregistered redirect URI, an
@@ -239,9 +250,9 @@ function preflight(request: Request): Response {
  * Adds what every answer carries: CORS headers and `x-fapi-interaction-id`
  * (the request's, else a new UUID). A network error (a reset) carries nothing.
  */
-export function finishResponse(response: Response, requestInteractionId: string | null): Response {
+export function finishResponse(response: Response, requestInteractionId: string | null, cors = true): Response {
   if (response.type === "error") return response;
-  for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  if (cors) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
   response.headers.set(INTERACTION_ID, requestInteractionId || globalThis.crypto.randomUUID());
   return response;
 }
@@ -330,6 +341,9 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
   const redirectUris = checkRedirectUris(options.redirectUris);
   const idTokenTtlMs = positiveNumber("idTokenTtlMs", options.idTokenTtlMs, 24 * 60 * 60 * 1000);
   const codeTtlMs = positiveNumber("codeTtlMs", options.codeTtlMs, 5 * 60 * 1000);
+  if (options.idpIssuer !== undefined && (typeof options.idpIssuer !== "string" || !/^\S+$/.test(options.idpIssuer))) {
+    throw new TypeError(`idpIssuer must be a non-empty string without spaces, got ${JSON.stringify(options.idpIssuer)}`);
+  }
   const token = options.token ?? SANDBOX_TOKEN;
   const seed = seedCopy();
   if (options.webhookTls !== undefined && !transport.mutualTls) {
@@ -362,6 +376,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
   const idp = new SandboxIdp(
     {
       idpUrl,
+      ...(options.idpIssuer === undefined ? {} : { issuer: options.idpIssuer }),
       clientId: options.clientId ?? SANDBOX_CLIENT_ID,
       clientSecret: options.clientSecret ?? SANDBOX_CLIENT_SECRET,
       redirectUris,
@@ -458,7 +473,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     get subscriptions() {
       return [...state.subscriptions.values()].map((s) => ({ ...s }));
     },
-    idpUrl: idp.issuer,
+    idpUrl: idp.baseUrl,
     clientId: options.clientId ?? SANDBOX_CLIENT_ID,
     clientSecret: options.clientSecret ?? SANDBOX_CLIENT_SECRET,
     authorize: (authorizationUrl, authorizeOptions) => idp.authorize(authorizationUrl, authorizeOptions),
@@ -475,7 +490,8 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       } catch {
         response = internalServerError();
       }
-      return finishResponse(response, request.headers.get(INTERACTION_ID));
+      // The IdP's pages and token endpoints are never called by a browser from another origin.
+      return finishResponse(response, request.headers.get(INTERACTION_ID), idp.allowsCors(new URL(request.url)));
     },
     setMaintenance(on) {
       maintenance = on;

@@ -184,3 +184,20 @@ it.skipIf(!existsSync(cli))("exits 2 for webhook certificate flags it cannot use
     expect(result.stderr, args.join(" ")).toContain("Usage: fdxkit-mock");
   }
 });
+
+it.skipIf(!existsSync(cli))("--require-actor-type (repeatable) makes statement calls to those providers need FDX-API-Actor-Type", async () => {
+  const { output, stop } = await serveCli(["--require-actor-type", "sandbox-bank", "--require-actor-type", "other-bank"]);
+  try {
+    expect(field(output, "variations")).toBe("actor type required by sandbox-bank, other-bank");
+    const url = `${field(output, "products URL")}/statements/v2/sandbox-bank/ACC-1001?limit=1`;
+    const authorization = `Bearer ${field(output, "token")}`;
+    const refused = await fetch(url, { headers: { Authorization: authorization } });
+    expect([refused.status, await refused.json()]).toEqual([
+      400,
+      { code: 401, message: "Invalid Input", debugMessage: 'FDX-API-Actor-Type is required by provider "sandbox-bank"' },
+    ]);
+    expect((await fetch(url, { headers: { Authorization: authorization, "FDX-API-Actor-Type": "BATCH" } })).status).toBe(200);
+  } finally {
+    expect(await stop()).toBe(0);
+  }
+});

@@ -62,11 +62,41 @@ export function readForm(html: string) {
 }
 
 /**
- * Submits the page's form as a browser does: hidden fields, checked boxes,
- * the given text fields and the pressed button's name=value.
+ * A browser as far as the IdP can tell: it keeps the cookies it is given
+ * (by name; the tests talk to one IdP at a time), sends them back, and does
+ * not follow redirects, so the test sees each one.
  */
-export async function submit(pageUrl: string, html: string, fill: Record<string, string>, button: string, boxes?: string[]): Promise<Response> {
-  const { action, method, inputs } = readForm(html);
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  /** Every Set-Cookie line received, as sent. */
+  readonly setCookies: string[] = [];
+
+  async fetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+    const response = await fetch(url, { ...init, headers, redirect: "manual" });
+    for (const line of response.headers.getSetCookie()) {
+      this.setCookies.push(line);
+      const [pair = "", ...attributes] = line.split(";");
+      const name = pair.slice(0, pair.indexOf("=")).trim();
+      if (attributes.some((a) => /^\s*max-age=0\s*$/i.test(a))) this.cookies.delete(name);
+      else this.cookies.set(name, pair.slice(pair.indexOf("=") + 1).trim());
+    }
+    return response;
+  }
+
+  /**
+   * Submits the page's form as a browser does: hidden fields, checked boxes,
+   * the given text fields and the pressed button's name=value.
+   */
+  submit(pageUrl: string, html: string, fill: Record<string, string>, button: string, boxes?: string[]): Promise<Response> {
+    return this.fetch(new URL(readForm(html).action, pageUrl), formPost(formBody(html, fill, button, boxes)));
+  }
+}
+
+/** The body a browser posts for the page's form. */
+export function formBody(html: string, fill: Record<string, string>, button: string, boxes?: string[]): URLSearchParams {
+  const { method, inputs } = readForm(html);
   expect(method).toBe("post");
   const body = new URLSearchParams();
   for (const input of inputs) {
@@ -77,24 +107,28 @@ export async function submit(pageUrl: string, html: string, fill: Record<string,
     } else if (name in fill) body.append(name, fill[name] as string);
   }
   body.append("action", button);
-  return fetch(new URL(action, pageUrl), {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body,
-    redirect: "manual",
-  });
+  return body;
 }
 
-/** GET the sign-in page, sign in, tick, approve: the Location the browser would follow. */
+/** A form post's request options. */
+export const formPost = (body: URLSearchParams): RequestInit => ({
+  method: "POST",
+  headers: { "Content-Type": "application/x-www-form-urlencoded" },
+  body,
+  redirect: "manual",
+});
+
+/** In a new browser (unless given one): GET the sign-in page, sign in, tick, approve: the Location the browser would follow. */
 export async function approveInBrowser(
   request: AuthorizationRequest,
   options: { username?: string; password?: string; accounts?: string[] } = {},
+  browser = new Browser(),
 ): Promise<string> {
-  const signIn = await fetch(request.url);
+  const signIn = await browser.fetch(request.url);
   expect(signIn.status).toBe(200);
-  const consent = await submit(request.url, await signIn.text(), { username: options.username ?? "user_good", password: options.password ?? "pass_good" }, "login");
+  const consent = await browser.submit(request.url, await signIn.text(), { username: options.username ?? "user_good", password: options.password ?? "pass_good" }, "login");
   expect(consent.status).toBe(200);
-  const approved = await submit(request.url, await consent.text(), {}, "approve", options.accounts);
+  const approved = await browser.submit(request.url, await consent.text(), {}, "approve", options.accounts);
   expect(approved.status).toBe(302);
   return approved.headers.get("Location") as string;
 }
@@ -120,6 +154,8 @@ export function post(
 }
 
 export interface TokenAnswer {
+  access_token: string;
+  scope: string;
   id_token: string;
   refresh_token: string;
   token_type: string;

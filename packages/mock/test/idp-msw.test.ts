@@ -79,6 +79,26 @@ describe("the IdP under msw", () => {
   });
 });
 
+describe("idpIssuer", () => {
+  it("names a path issuer in discovery, id tokens and callbacks; the endpoints stay absolute URLs", async () => {
+    const network = createMockHandlers({ idpIssuer: "/sandbox", idpUrl: "https://idp.network.test", baseUrl: "https://api.network.test" });
+    server.use(...network);
+    try {
+      expect(network.mock.idpUrl).toBe("https://idp.network.test");
+      const discovery = await (await fetch("https://idp.network.test/.well-known/openid-configuration")).json();
+      expect(discovery).toMatchObject({ issuer: "/sandbox", authorization_endpoint: "https://idp.network.test/auth", token_endpoint: "https://idp.network.test/token" });
+      const request = authorizationRequest(network.mock);
+      const callback = await approveInBrowser(request);
+      expect(new URL(callback).searchParams.get("iss")).toBe("/sandbox");
+      expect(claimsOf((await exchange(network.mock, callback, request)).id_token).iss).toBe("/sandbox");
+      const denied = new URL(await network.mock.authorize(authorizationRequest(network.mock).url, { deny: true }));
+      expect(denied.searchParams.get("iss")).toBe("/sandbox");
+    } finally {
+      server.resetHandlers();
+    }
+  });
+});
+
 describe("IdP options", () => {
   it("refuses bad values when the mock is created", () => {
     expect(() => createMockApp({ idpUrl: "https://sandbox.fdxkit.test/idp" })).toThrow("idpUrl must be another origin");
@@ -89,5 +109,8 @@ describe("IdP options", () => {
     expect(() => createMockApp({ idTokenTtlMs: 0 })).toThrow("idTokenTtlMs must be a finite number > 0");
     expect(() => createMockApp({ codeTtlMs: Number.NaN })).toThrow("codeTtlMs must be a finite number > 0");
     expect(() => createMockApp({ requireUserTokens: "yes" as unknown as boolean })).toThrow("requireUserTokens must be a boolean");
+    expect(() => createMockApp({ idpIssuer: "" })).toThrow('idpIssuer must be a non-empty string without spaces, got ""');
+    expect(() => createMockApp({ idpIssuer: "/sand box" })).toThrow("idpIssuer must be a non-empty string without spaces");
+    expect(() => createMockApp({ idpIssuer: 7 as unknown as string })).toThrow("idpIssuer must be a non-empty string without spaces, got 7");
   });
 });

@@ -1,5 +1,5 @@
 // The sandbox IdP's token, revocation and key endpoints over real HTTP.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startMockServer } from "../src/index.js";
 import { MAX_CODES } from "../src/idp/idp.js";
@@ -8,6 +8,8 @@ import { useMockServer } from "./helpers.js";
 import { authorizationRequest, CALLBACK, claimsOf, exchange, post, type AuthorizationRequest, type IdpTarget } from "./idp-helpers.js";
 
 const ctx = useMockServer();
+/** at_hash for ES256, computed apart from the mock's code. */
+const atHash = (accessToken: string) => createHash("sha256").update(accessToken, "ascii").digest().subarray(0, 16).toString("base64url");
 const SPENT = '{"error":"invalid_request","error_description":"Refresh token is invalid or has already been claimed by another client."}';
 
 afterEach(() => {
@@ -34,15 +36,18 @@ async function errorOf(response: Response) {
 }
 
 describe("authorization_code", () => {
-  it("answers id_token, refresh_token, token_type and expires_in, not cached, with client_secret_basic or client_secret_post", async () => {
+  it("answers access_token, token_type, expires_in, scope, id_token and refresh_token, not cached, with client_secret_basic or client_secret_post", async () => {
     for (const auth of ["basic", "post"] as const) {
       const { request, code } = await approved();
       const response = await post(ctx.mock, "token", codeGrant(code, request), auth);
       expect(response.status).toBe(200);
       expect(response.headers.get("Cache-Control")).toBe("no-store");
       const body = await response.json();
-      expect(Object.keys(body).sort()).toEqual(["expires_in", "id_token", "refresh_token", "token_type"]);
-      expect(body).toMatchObject({ token_type: "Bearer", expires_in: 86_400 });
+      expect(Object.keys(body).sort()).toEqual(["access_token", "expires_in", "id_token", "refresh_token", "scope", "token_type"]);
+      expect(body).toMatchObject({ token_type: "Bearer", expires_in: 86_400, scope: "openid offline_access" });
+      // Opaque: 32 random bytes, not a JWT, and new on every answer.
+      expect(body.access_token).toMatch(/^[\w-]{43}$/);
+      expect(body.access_token).not.toBe(body.refresh_token);
       const claims = claimsOf(body.id_token);
       expect((claims.exp as number) - (claims.iat as number)).toBe(86_400);
       expect(claims.grant_id).toMatch(/^consent-/);
@@ -204,6 +209,13 @@ describe("refresh_token", () => {
     expect(second.status).toBe(200);
     const rotated = await second.json();
     expect(rotated.refresh_token).not.toBe(first.refresh_token);
+    expect(rotated).toMatchObject({ token_type: "Bearer", expires_in: 86_400, access_token: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(rotated.access_token).not.toBe(first.access_token);
+    // The same sign-in: auth_time and sid carry over; the token is new.
+    const [was, now] = [claimsOf(first.id_token), claimsOf(rotated.id_token)];
+    expect([now.auth_time, now.sid]).toEqual([was.auth_time, was.sid]);
+    expect(now.jti).not.toBe(was.jti);
+    expect(now.at_hash).toBe(atHash(rotated.access_token));
     expect(claimsOf(rotated.id_token)).toMatchObject({ sub: "user_good", grant_id: claimsOf(first.id_token).grant_id, accounts: ["ACC-1001", "ACC-1002", "ACC-1003"] });
     expect(claimsOf(rotated.id_token).nonce).toBeUndefined();
 
@@ -273,9 +285,48 @@ describe("id tokens", () => {
     expect(await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, Buffer.from(signature, "base64url"), tampered)).toBe(false);
 
     const claims = claimsOf(idToken);
-    expect(Object.keys(claims).sort()).toEqual(["accounts", "aud", "connectorId", "exp", "grant_id", "iat", "iss", "nonce", "sub"]);
-    expect(claims).toMatchObject({ iss: ctx.mock.idpUrl, aud: ctx.mock.clientId, nonce: request.nonce });
+    expect(Object.keys(claims).sort()).toEqual([
+      "accounts",
+      "at_hash",
+      "aud",
+      "auth_time",
+      "connectorId",
+      "exp",
+      "grant_id",
+      "iat",
+      "iss",
+      "jti",
+      "name",
+      "nonce",
+      "products",
+      "recipientId",
+      "sid",
+      "sub",
+    ]);
+    expect(claims).toMatchObject({
+      iss: ctx.mock.idpUrl,
+      aud: ctx.mock.clientId,
+      sub: "user_good",
+      name: "user_good",
+      nonce: request.nonce,
+      products: ["statements"],
+      recipientId: "REC-0042",
+      accounts: ["ACC-1001", "ACC-1002", "ACC-1003"],
+      connectorId: "sandbox-bank",
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      sid: expect.stringMatching(/^[\w-]{22}$/),
+    });
     expect(Math.abs((claims.iat as number) - Date.now() / 1000)).toBeLessThan(60);
+    expect(claims.auth_time as number).toBeLessThanOrEqual(claims.iat as number);
+    expect((claims.iat as number) - (claims.auth_time as number)).toBeLessThan(60);
+  });
+
+  it("carry at_hash, the left half of the SHA-256 of the access token they came with (OpenID Connect Core §3.1.3.6)", async () => {
+    const { request, callback } = await approved();
+    const tokens = await exchange(ctx.mock, callback, request);
+    const claims = claimsOf(tokens.id_token);
+    expect(claims.at_hash).toBe(atHash(tokens.access_token));
+    expect(claims.at_hash).toMatch(/^[\w-]{22}$/);
   });
 
   it("follow idTokenTtlMs", async () => {

@@ -90,6 +90,43 @@ describe("requireUserTokens: true", () => {
   });
 });
 
+describe("access tokens", () => {
+  it("are taken wherever id tokens are, within the grant, until they expire or the consent ends", async () => {
+    const mock = await startMockServer({ requireUserTokens: true, idTokenTtlMs: 60_000 });
+    try {
+      const tokens = await connect(mock, { accounts: ["ACC-1001"] });
+      expect((await statements(mock, "ACC-1001", tokens.access_token)).status).toBe(200);
+      const outside = await statements(mock, "ACC-1002", tokens.access_token);
+      expect([outside.status, (await outside.json()).code]).toEqual([404, 701]);
+      // The one of an earlier answer stays good after a refresh, like the id token it came with.
+      const refreshed = (await (await post(mock, "token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token })).json()) as TokenAnswer;
+      expect((await statements(mock, "ACC-1001", refreshed.access_token)).status).toBe(200);
+      expect((await statements(mock, "ACC-1001", tokens.access_token)).status).toBe(200);
+
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime((claimsOf(refreshed.id_token).exp as number) * 1000);
+      await expect602(await statements(mock, "ACC-1001", refreshed.access_token));
+      vi.useRealTimers();
+
+      const again = await connect(mock, { accounts: ["ACC-1001"] });
+      expect((await statements(mock, "ACC-1001", again.access_token)).status).toBe(200);
+      await mock.revokeConsent(claimsOf(again.id_token).grant_id as string);
+      await expect602(await statements(mock, "ACC-1001", again.access_token));
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it("revoked alone at /revoke: refused from then on, while the consent and its refresh token live on", async () => {
+    const tokens = await connect(lenient);
+    expect((await statements(lenient, "ACC-1001", tokens.access_token)).status).toBe(200);
+    expect((await post(lenient, "revoke", { token: tokens.access_token, token_type_hint: "access_token" })).status).toBe(200);
+    const refused = await statements(lenient, "ACC-1001", tokens.access_token);
+    expect([refused.status, (await refused.json()).code]).toEqual([401, "1205"]);
+    expect((await post(lenient, "token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token })).status).toBe(200);
+  });
+});
+
 describe("requireUserTokens: false (the default)", () => {
   it("serves statements to the service token and to a valid id token, within its grant", async () => {
     expect((await statements(lenient, "ACC-1004", lenient.token)).status).toBe(200);

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_REDIRECT_URIS, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, startMockServer } from "../src/index.js";
 import { useMockServer } from "./helpers.js";
-import { approveInBrowser, authorizationRequest, CALLBACK, claimsOf, exchange, post, readForm, submit } from "./idp-helpers.js";
+import { approveInBrowser, authorizationRequest, CALLBACK, claimsOf, exchange, post, readForm, Browser } from "./idp-helpers.js";
 
 const ctx = useMockServer();
 
@@ -42,9 +42,10 @@ describe("the IdP's origin and discovery", () => {
 
 describe("sign in, tick accounts, approve", () => {
   it("shows a sign-in page that needs no script, then the user's accounts, then redirects with code, state and iss", async () => {
+    const browser = new Browser();
     const { mock } = ctx;
     const request = authorizationRequest(mock);
-    const page = await fetch(request.url);
+    const page = await browser.fetch(request.url);
     expect(page.status).toBe(200);
     expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("Cache-Control")).toBe("no-store");
@@ -55,7 +56,7 @@ describe("sign in, tick accounts, approve", () => {
     const form = readForm(html);
     expect(form.inputs.map((i) => i.name)).toEqual(expect.arrayContaining(["username", "password", "state", "code_challenge"]));
 
-    const consent = await submit(request.url, html, { username: "user_good", password: "pass_good" }, "login");
+    const consent = await browser.submit(request.url, html, { username: "user_good", password: "pass_good" }, "login");
     expect(consent.status).toBe(200);
     const consentHtml = await consent.text();
     expect(consentHtml).toContain("Signed in as <strong>user_good</strong>");
@@ -66,7 +67,7 @@ describe("sign in, tick accounts, approve", () => {
       ["ACC-1003", true],
     ]);
 
-    const approved = await submit(request.url, consentHtml, {}, "approve", ["ACC-1001", "ACC-1003"]);
+    const approved = await browser.submit(request.url, consentHtml, {}, "approve", ["ACC-1001", "ACC-1003"]);
     expect(approved.status).toBe(302);
     const callback = new URL(approved.headers.get("Location") as string);
     expect(`${callback.origin}${callback.pathname}`).toBe(CALLBACK);
@@ -100,9 +101,10 @@ describe("sign in, tick accounts, approve", () => {
   });
 
   it("says so and shows the form again on a wrong password, with the name kept and escaped", async () => {
+    const browser = new Browser();
     const request = authorizationRequest(ctx.mock);
-    const html = await (await fetch(request.url)).text();
-    const wrong = await submit(request.url, html, { username: 'user_good"><b>x', password: "nope" }, "login");
+    const html = await (await browser.fetch(request.url)).text();
+    const wrong = await browser.submit(request.url, html, { username: 'user_good"><b>x', password: "nope" }, "login");
     expect(wrong.status).toBe(400);
     const again = await wrong.text();
     expect(again).toContain("Wrong username or password.");
@@ -117,39 +119,41 @@ describe("sign in, tick accounts, approve", () => {
   });
 
   it("refuses an approval with no account ticked, or an account of another user", async () => {
+    const browser = new Browser();
     const request = authorizationRequest(ctx.mock);
-    const signIn = await (await fetch(request.url)).text();
-    const consent = await (await submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text();
-    const none = await submit(request.url, consent, {}, "approve", []);
+    const signIn = await (await browser.fetch(request.url)).text();
+    const consent = await (await browser.submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text();
+    const none = await browser.submit(request.url, consent, {}, "approve", []);
     expect(none.status).toBe(400);
     expect(await none.text()).toContain("Tick at least one account");
     // A hand-made post naming an account the user does not own.
-    const forged = await submit(request.url, consent.replace('value="ACC-1002"', 'value="ACC-1004"'), {}, "approve");
+    const forged = await browser.submit(request.url, consent.replace('value="ACC-1002"', 'value="ACC-1004"'), {}, "approve");
     expect(forged.status).toBe(400);
     expect(await forged.text()).toContain("ACC-1004 is not one of your accounts.");
   });
 
-  it("refuses an approval without a valid sign-in, or one made for another authorization request", async () => {
+  it("refuses an approval with a changed ticket, one made for another authorization request, or one past 10 minutes", async () => {
+    const browser = new Browser();
     const request = authorizationRequest(ctx.mock);
-    const signIn = await (await fetch(request.url)).text();
-    const consent = await (await submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text();
-    const tampered = await submit(request.url, consent.replace(/name="ticket" value="[^"]*"/, 'name="ticket" value="x.y"'), {}, "approve");
+    const signIn = await (await browser.fetch(request.url)).text();
+    const consent = await (await browser.submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text();
+    const tampered = await browser.submit(request.url, consent.replace(/name="ticket" value="[^"]*"/, 'name="ticket" value="x.y"'), {}, "approve");
     expect(tampered.status).toBe(400);
-    expect(await tampered.text()).toContain("Your sign-in expired");
+    expect(await tampered.text()).toContain("This form was not opened in this browser, or one of its fields was changed.");
     // The same ticket with another state: bound to the request it was made for.
-    const other = await submit(request.url, consent.replace(/name="state" value="[^"]*"/, 'name="state" value="another"'), {}, "approve");
+    const other = await browser.submit(request.url, consent.replace(/name="state" value="[^"]*"/, 'name="state" value="another"'), {}, "approve");
     expect(other.status).toBe(400);
     // The sign-in holds for 10 minutes.
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       vi.setSystemTime(Date.now() + 10 * 60 * 1000 + 1000);
-      const late = await submit(request.url, consent, {}, "approve");
+      const late = await browser.submit(request.url, consent, {}, "approve");
       expect(late.status).toBe(400);
-      expect(await late.text()).toContain("Your sign-in expired");
+      expect(await late.text()).toContain("This page expired. Please sign in again.");
     } finally {
       vi.useRealTimers();
     }
-    const unknownAction = await submit(request.url, signIn, {}, "dance");
+    const unknownAction = await browser.submit(request.url, signIn, {}, "dance");
     expect(unknownAction.status).toBe(400);
     expect(await unknownAction.text()).toContain("Please sign in, or press Deny.");
   });
@@ -157,10 +161,11 @@ describe("sign in, tick accounts, approve", () => {
 
 describe("deny, and requests that cannot go back to the app", () => {
   it("redirects a Deny, from either page, with error=access_denied and the state", async () => {
+    const browser = new Browser();
     const request = authorizationRequest(ctx.mock);
-    const signIn = await (await fetch(request.url)).text();
-    for (const html of [signIn, await (await submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text()]) {
-      const denied = await submit(request.url, html, {}, "deny");
+    const signIn = await (await browser.fetch(request.url)).text();
+    for (const html of [signIn, await (await browser.submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text()]) {
+      const denied = await browser.submit(request.url, html, {}, "deny");
       expect(denied.status).toBe(302);
       const callback = new URL(denied.headers.get("Location") as string);
       expect(callback.searchParams.get("error")).toBe("access_denied");
@@ -171,6 +176,7 @@ describe("deny, and requests that cannot go back to the app", () => {
   });
 
   it("shows a 400 error page, and no redirect, for an unknown client_id or an unregistered redirect_uri", async () => {
+    const browser = new Browser();
     const cases: Record<string, string | null>[] = [
       { client_id: "someone-else" },
       { client_id: null },
@@ -189,8 +195,8 @@ describe("deny, and requests that cannot go back to the app", () => {
     }
     // Posting the form to the IdP with a changed redirect_uri gets the same page.
     const request = authorizationRequest(ctx.mock);
-    const html = (await (await fetch(request.url)).text()).replace(CALLBACK, "https://evil.example/callback");
-    const posted = await submit(request.url, html, {}, "deny");
+    const html = (await (await browser.fetch(request.url)).text()).replace(CALLBACK, "https://evil.example/callback");
+    const posted = await browser.submit(request.url, html, {}, "deny");
     expect([posted.status, posted.headers.get("Location")]).toEqual([400, null]);
   });
 
@@ -238,19 +244,20 @@ describe("deny, and requests that cannot go back to the app", () => {
 
 describe("HTML escaping", () => {
   it("escapes hostile values in every page: error page, sign-in, hidden fields, consent", async () => {
+    const browser = new Browser();
     const hostile = `"><script>alert(1)</script><img src=x onerror=alert(2)>'&`;
     const unknown = await (await fetch(authorizationRequest(ctx.mock, { client_id: hostile }).url)).text();
     const unregistered = await (await fetch(authorizationRequest(ctx.mock, { redirect_uri: `https://x.example/${hostile}` }).url)).text();
     const request = authorizationRequest(ctx.mock, { state: hostile, nonce: hostile, login_hint: hostile });
-    const signIn = await (await fetch(request.url)).text();
-    const consent = await (await submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text();
+    const signIn = await (await browser.fetch(request.url)).text();
+    const consent = await (await browser.submit(request.url, signIn, { username: "user_good", password: "pass_good" }, "login")).text();
     for (const html of [unknown, unregistered, signIn, consent]) {
       expect(html).not.toContain("<script>");
       expect(html).not.toContain("<img");
       expect(html).toMatch(/&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
     }
     // The escaped values still post back exactly: the state survives the round trip.
-    const approved = await submit(request.url, consent, {}, "approve");
+    const approved = await browser.submit(request.url, consent, {}, "approve");
     expect(new URL(approved.headers.get("Location") as string).searchParams.get("state")).toBe(hostile);
   });
 });

@@ -1,5 +1,6 @@
 import { FdxValidationError } from "@fdxkit/client";
 import { FdxPostgresError } from "./errors.js";
+import { addMissingColumns, upgradeStatement } from "./migrate.js";
 import { baseName, checkKey, createIfMissing, guarded, quoteTable, unstorable, type Queryable } from "./sql.js";
 import type { Connection, ConnectionStatus, ConnectionStore } from "./types.js";
 
@@ -7,7 +8,11 @@ import type { Connection, ConnectionStatus, ConnectionStore } from "./types.js";
 export interface PostgresConnectionStoreOptions {
   /** The table, optionally `schema.table` (an identifier; it is quoted, so case counts). Default `"fdxkit_connections"`. */
   table?: string;
-  /** Create the table (and its index) on first use when it is missing. Default `true`; `false` when migrations own the schema. */
+  /**
+   * Create the table (and its index) on first use when it is missing, and add
+   * the columns a table of an earlier release lacks. Default `true`; `false`
+   * when migrations own the schema ({@link connectionsTableSql}, {@link connectionsUpgradeSql}).
+   */
   createTable?: boolean;
   /** Rows per page of `list()` (keyset pagination by id). Default 500. */
   pageSize?: number;
@@ -17,11 +22,11 @@ export interface PostgresConnectionStoreOptions {
 export interface PostgresConnectionStore extends ConnectionStore {
   /** Finds a connection by its consent grant's id (indexed); the most recently written one when several share it. */
   findByConsentId(consentId: string): Promise<Connection | undefined>;
-  /** Creates the table when it is missing (every method does this first); resolves once it exists. */
+  /** Creates the table when it is missing, or adds the columns it lacks (every method does this first); resolves once it is ready. */
   ready(): Promise<void>;
 }
 
-// In the order of the INSERT's parameters $1…$16.
+// In the order of the INSERT's parameters $1…$18.
 const COLUMNS = [
   "id",
   "version",
@@ -39,6 +44,8 @@ const COLUMNS = [
   "updated_at",
   "lease_owner",
   "lease_until",
+  "access_token",
+  "access_token_expires_at",
 ] as const;
 
 // accounts travels as JSON text both ways: node-postgres, PGlite and HTTP
@@ -46,6 +53,16 @@ const COLUMNS = [
 const SELECT_LIST = COLUMNS.map((c) => (c === "accounts" ? "accounts::text AS accounts" : c)).join(", ");
 
 const STATUSES: readonly ConnectionStatus[] = ["active", "reauthorization_required", "revoked"];
+
+/**
+ * The statement that brings a connections table made by an earlier release up
+ * to date (it adds the access-token columns, keeping every row), for an app's
+ * own migration tool. It does nothing on a table that has them already. The
+ * store runs it itself when it finds them missing, unless `createTable: false`.
+ */
+export function connectionsUpgradeSql(table = "fdxkit_connections"): string {
+  return `${upgradeStatement(quoteTable(table, "table"))};\n`;
+}
 
 /**
  * The statements that create the connections table and its consent-id index,
@@ -79,7 +96,9 @@ function connectionsTableStatements(table: string): string[] {
   created_at    double precision NOT NULL,
   updated_at    double precision NOT NULL,
   lease_owner   text,
-  lease_until   double precision
+  lease_until   double precision,
+  access_token  text NOT NULL DEFAULT '',
+  access_token_expires_at double precision NOT NULL DEFAULT 0
 )`,
     `CREATE INDEX IF NOT EXISTS "${baseName(table)}_consent_id_idx" ON ${quoted} (consent_id)`,
   ];
@@ -109,6 +128,10 @@ function checkConnection(id: string, expectedVersion: number, next: Connection):
     else if (typeof next[field] === "string" && unstorable(next[field])) bad(field, unstorable(next[field])!);
   }
   for (const field of ["expiresAt", "createdAt", "updatedAt"] as const) if (!isTime(next[field])) bad(field, "must be a finite number (epoch ms)");
+  // A row from code older than the access token has neither field: it is stored as no access token.
+  if (next.accessToken !== undefined && typeof next.accessToken !== "string") bad("accessToken", "must be a string or undefined");
+  else if (typeof next.accessToken === "string" && unstorable(next.accessToken)) bad("accessToken", unstorable(next.accessToken)!);
+  if (next.accessTokenExpiresAt !== undefined && !isTime(next.accessTokenExpiresAt)) bad("accessTokenExpiresAt", "must be a finite number (epoch ms) or undefined");
   if (!Array.isArray(next.accounts) || !next.accounts.every((a) => typeof a === "string" && !unstorable(a))) {
     bad("accounts", "must be an array of strings PostgreSQL can store (no NUL, no lone surrogate)");
   }
@@ -137,6 +160,8 @@ function parameters(next: Connection): unknown[] {
     next.updatedAt,
     next.lease?.owner ?? null,
     next.lease?.until ?? null,
+    next.accessToken ?? "",
+    next.accessTokenExpiresAt ?? 0,
   ];
 }
 
@@ -185,9 +210,9 @@ function toConnection(row: unknown, table: string, operation: "get" | "list" | "
     idToken: text("id_token"),
     refreshToken: text("refresh_token"),
     expiresAt: time("expires_at"),
-    // Not stored yet: the columns come with the access-token migration.
-    accessToken: "",
-    accessTokenExpiresAt: 0,
+    // NULL only in a column someone added by hand without the default: no access token, as the default says.
+    accessToken: r.access_token === null ? "" : text("access_token"),
+    accessTokenExpiresAt: r.access_token_expires_at === null ? 0 : time("access_token_expires_at"),
     accounts,
     subject: text("subject"),
     connector: optionalText("connector"),
@@ -209,12 +234,13 @@ function toConnection(row: unknown, table: string, operation: "get" | "list" | "
  * PGlite instance, a serverless client — with the same SQL on each.
  *
  * - `compareAndSet` is one statement: `INSERT … ON CONFLICT (id) DO NOTHING`
- *   for version 0, `UPDATE … WHERE id = $1 AND version = $17` otherwise, each
+ *   for version 0, `UPDATE … WHERE id = $1 AND version = $19` otherwise, each
  *   `RETURNING` the row it wrote; of many concurrent writers of a version,
  *   exactly one wins.
  * - The table is created on first use when missing (safe when several
  *   instances start at once); {@link connectionsTableSql} gives the SQL to
- *   migrations instead.
+ *   migrations instead. A table of an earlier release gains the access-token
+ *   columns in place, rows kept ({@link connectionsUpgradeSql} for migrations).
  * - `list()` reads pages of `pageSize` rows ordered by id (keyset
  *   pagination), never the whole table at once.
  * - Ids and values are always parameters; the table name is validated as an
@@ -242,7 +268,9 @@ export function postgresConnectionStore(db: Queryable, options: PostgresConnecti
   const ready = (): Promise<void> => {
     if (options.createTable === false) return Promise.resolve();
     // A failed attempt is forgotten, so the next call tries again (the database may be back).
-    creating ??= createIfMissing(db, statements, table, quoted).catch((error: unknown) => {
+    creating ??= createIfMissing(db, statements, table, quoted)
+      .then(() => addMissingColumns(db, table, quoted))
+      .catch((error: unknown) => {
       creating = undefined;
       throw error;
     });
@@ -254,13 +282,13 @@ export function postgresConnectionStore(db: Queryable, options: PostgresConnecti
   };
 
   const insert = `INSERT INTO ${quoted} (${COLUMNS.join(", ")})
-VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 ON CONFLICT (id) DO NOTHING
 RETURNING version`;
   const update = `UPDATE ${quoted} SET ${COLUMNS.slice(1)
     .map((c, i) => `${c} = $${i + 2}${c === "accounts" ? "::text::jsonb" : ""}`)
     .join(", ")}
-WHERE id = $1 AND version = $17
+WHERE id = $1 AND version = $19
 RETURNING version`;
   const selectOne = `SELECT ${SELECT_LIST} FROM ${quoted} WHERE id = $1`;
   const firstPage = `SELECT ${SELECT_LIST} FROM ${quoted} ORDER BY id LIMIT $1`;

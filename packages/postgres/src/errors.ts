@@ -84,6 +84,8 @@ function describe(code: string | undefined): string {
       return "the server is starting or shutting down and cannot accept connections now";
     case "57014":
       return "the statement was cancelled (statement timeout or a cancel request)";
+    case "55P03":
+      return "the table's lock was not granted in time (a long transaction holds it); the next call tries again";
     case "40001":
     case "40P01":
       return "the statement was rolled back by a serialization failure or deadlock";
@@ -120,7 +122,8 @@ export function wrapDatabaseError(error: unknown, operation: PostgresOperation, 
     column = named !== undefined && columns.includes(named) ? named : undefined;
   }
   let text = describe(code);
-  if (column !== undefined) text = `the table lacks the column "${column}" — was it altered? Compare it with the package's table SQL`;
+  if (column?.startsWith("access_token")) text = `the table lacks the column "${column}" — was it made by an earlier release? Run connectionsUpgradeSql()`;
+  else if (column !== undefined) text = `the table lacks the column "${column}" — was it altered? Compare it with the package's table SQL`;
   if (code === undefined && typeof message === "string" && SAFE_DRIVER_MESSAGES.includes(message)) text += ` (${message})`;
   return new FdxPostgresError(`PostgreSQL store: ${operation} on table "${table}": ${text}${code !== undefined ? ` [${code}]` : ""}`, {
     code,

@@ -10,6 +10,7 @@
 export {
   postgresConnectionStore,
   connectionsTableSql,
+  connectionsUpgradeSql,
   type PostgresConnectionStore,
   type PostgresConnectionStoreOptions,
 } from "./connection-store.js";

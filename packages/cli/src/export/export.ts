@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { FdxApiError, FdxRateLimitError, FdxUnauthorizedError, type FdxClient, type Statement, type StatementIds } from "@fdxkit/client";
+import { FdxRateLimitError, FdxUnauthorizedError, type FdxClient, type Statement, type StatementIds } from "@fdxkit/client";
 import { FdxReauthorizationRequiredError } from "@fdxkit/client/auth";
 import { saveStatement } from "@fdxkit/client/node";
 import { displayDate } from "../dates.js";
@@ -58,7 +58,10 @@ export interface AccountSummary {
   alreadyPresent: number;
   unavailable: number;
   failed: number;
-  /** Every window answered 404 with FDX code 1108: the provider holds no statements for the account. Not a failure. */
+  /**
+   * No window listed a statement (an account without any, which providers answer 404 with FDX code 1108,
+   * or none in the range). Not a failure.
+   */
   noStatements: boolean;
   /** The list could not be read (to the end): what was listed before was still exported. */
   listError: ErrorReport | null;
@@ -82,7 +85,7 @@ export interface ExportSummary {
   /** Listings of a statement already listed for its account (a window edge, or a provider repeating itself): kept once. */
   duplicates: number;
   failed: FailedStatement[];
-  /** Accounts without any statement (404, FDX code 1108). */
+  /** Accounts whose windows listed no statement (none at all, FDX code 1108, or none in the range). */
   noStatements: string[];
   /** Accounts whose list could not be read. */
   listFailed: { accountId: string; error: ErrorReport }[];
@@ -118,10 +121,6 @@ interface AccountState {
   ready: Promise<void> | undefined;
 }
 
-/** No statements at all for the account (FDX 1108 on a list call); a real provider may also answer it for an empty window. */
-function isNoStatements(error: unknown): boolean {
-  return error instanceof FdxApiError && error.status === 404 && error.code === "1108";
-}
 
 /** Removes `saveStatement` temporary files left in `dir` by a killed run; resolves with how many. */
 async function removePartFiles(dir: string): Promise<number> {
@@ -214,8 +213,10 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
   async function* listAccount(account: AccountState, window: Window): AsyncGenerator<Statement> {
     const paginator = client.statements.list(
       { providerId, accountId: account.summary.accountId, startTime: window.start, endTime: window.end },
-      { signal },
+      // A job nobody waits on: providers that prioritise by it serve their users first.
+      { signal, actorType: "batch" },
     );
+    // A first page answered 404 with FDX code 1108 (no statements at all) is an empty list to the client.
     for await (const page of paginator.pages()) yield* page.statements;
   }
 
@@ -223,7 +224,6 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
     for (const account of accounts) {
       const { accountId } = account.summary;
       const seen = new Set<string>();
-      let emptyWindows = 0;
       for (const window of windows) {
         try {
           for await (const statement of listAccount(account, window)) {
@@ -242,10 +242,6 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
           }
         } catch (error) {
           if (signal.aborted) return;
-          if (isNoStatements(error)) {
-            emptyWindows++;
-            continue;
-          }
           // Refused credentials, or an end user's connection that needs their approval again: no account will fare better.
           if (error instanceof FdxUnauthorizedError || error instanceof FdxReauthorizationRequiredError) {
             fatal = error;
@@ -259,10 +255,10 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
           break;
         }
       }
-      if (emptyWindows === windows.length) {
+      if (account.summary.listed === 0 && account.summary.listError === null) {
         account.summary.noStatements = true;
         summary.noStatements.push(accountId);
-        progress.note(`${accountId}: no statements (HTTP 404, FDX code 1108)`);
+        progress.note(`${accountId}: no statements listed`);
       }
     }
   }
@@ -337,7 +333,7 @@ export async function exportStatements(options: ExportOptions): Promise<ExportRe
       }
       account.ready ??= mkdir(account.dirPath, { recursive: true }).then(() => undefined);
       await account.ready;
-      const document = await client.statements.download(downloadTarget(statement, providerId, accountId), { signal });
+      const document = await client.statements.download(downloadTarget(statement, providerId, accountId), { signal, actorType: "batch" });
       if (!/pdf/i.test(document.contentType)) {
         await document.body.cancel().catch(() => undefined);
         throw new Error(`expected a PDF, got ${JSON.stringify(document.contentType)}`);

@@ -1,20 +1,20 @@
 // The OpenID Connect authorization-code flow with PKCE, written by hand on
-// Fetch and Web Crypto (DESIGN.md §10). Why not oauth4webapi: its discovery
-// refuses an `issuer` that is not a URL (the real sandbox issues "/sandbox"),
-// and its token answers must carry `access_token` (the network's carry only
-// an id token and a refresh token) — both would need working around, for
-// ~18.5 kB gzipped. jose would only verify signatures, which the flow does not
-// need (OIDC Core 3.1.3.7: the id token comes straight from the token
-// endpoint over TLS). What is needed here — random state, S256, a form POST,
-// reading a JWT's claims — is a few hundred lines on the platform's APIs.
+// Fetch and Web Crypto. oauth4webapi was weighed and not taken (the figures
+// are in the package README): this layer shares the main entry's request
+// path, so an app using both entries is smaller with it; oauth4webapi's
+// discovery refuses the network sandbox's path issuer ("/sandbox"), it
+// refuses token answers without an access_token, and it accepts any
+// far-future exp, so the checks here would stay anyway. jose would only
+// verify signatures, which the flow does not need (OIDC Core 3.1.3.7: the id
+// token comes straight from the token endpoint over TLS).
 import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
-import { redactText, secretForms } from "../core/redact.js";
+import { clip, redactText, secretForms } from "../core/redact.js";
 import type { FetchLike } from "../core/options.js";
 import { isRecord } from "../internal/is-record.js";
 import { request, type Transport } from "../internal/request.js";
 import { randomToken, s256 } from "./encoding.js";
 import { FdxAuthError } from "./errors.js";
-import { readIdToken } from "./id-token.js";
+import { readTokenAnswer, type KeptIdToken, type TokenChecks } from "./token-answer.js";
 import type { TokenSet } from "./types.js";
 
 /** The IdP's endpoints, when not read from its discovery document. */
@@ -43,7 +43,10 @@ export interface AuthClientOptions {
   endpoints?: AuthEndpoints;
   /** Client authentication at the token and revocation endpoints. Default `"client_secret_basic"`. */
   tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-  /** The `iss` id tokens and callbacks must carry. Default: the discovery document's `issuer`. It need not be a URL. */
+  /**
+   * The `iss` the discovery document, id tokens and callbacks must carry. It need not be a URL (the real
+   * network's sandbox names itself `/sandbox`). Default: the configured `issuer`, one trailing slash aside.
+   */
   expectedIssuer?: string;
 }
 
@@ -53,7 +56,11 @@ export interface AuthorizationUrlOptions {
   connector: string;
   /** Default `["openid", "offline_access"]`. */
   scope?: readonly string[];
-  prompt?: string;
+  /**
+   * Default: `"consent"` when the scope holds `offline_access` (a conforming provider grants it only then, so
+   * no refresh token would come back), else none. `null` sends no `prompt` at all.
+   */
+  prompt?: string | null;
   loginHint?: string;
   /** More query parameters (they cannot replace the ones the flow sets). */
   extraParams?: Record<string, string>;
@@ -73,6 +80,8 @@ export interface CallbackChecks {
   codeVerifier: string;
   /** When given, the id token's `nonce` must equal it. */
   nonce?: string | undefined;
+  /** Default true: an answer without a refresh token throws `FdxAuthError` (`no_refresh_token`). */
+  requireRefreshToken?: boolean | undefined;
 }
 
 /** Per-call options of the token endpoint calls. */
@@ -82,6 +91,13 @@ export interface TokenCallOptions {
   signal?: AbortSignal | undefined;
   /** The claims of the tokens being refreshed: `iss`, `sub` and `aud` must not change. */
   previousClaims?: Record<string, unknown> | undefined;
+  /**
+   * The id token being refreshed and its claims: a refresh answer without an id token (OpenID Connect Core
+   * §12.2) keeps them; without this, such an answer is unreadable. Its claims are checked like `previousClaims`.
+   */
+  previous?: KeptIdToken | undefined;
+  /** For `exchangeCode`; default true (it wins over the one in the checks). */
+  requireRefreshToken?: boolean | undefined;
 }
 
 /** An OpenID Connect client for the authorization-code flow with PKCE. Made by {@link createAuthClient}. */
@@ -200,7 +216,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
       return Promise.resolve({ authorization, token, revocation, issuer: options.expectedIssuer ?? options.issuer });
     }
     // Cached once read; a failed read is tried again next time.
-    resolved ??= discover(transport, issuerUrl, options.expectedIssuer).catch((error: unknown) => {
+    resolved ??= discover(transport, issuerUrl, options.issuer, options.expectedIssuer).catch((error: unknown) => {
       resolved = undefined;
       throw error;
     });
@@ -231,11 +247,12 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     }
   };
 
-  const tokenCall = async (params: URLSearchParams, secrets: string[], call: TokenCallOptions | undefined, checks: TokenChecks) => {
+  type Checks = Omit<TokenChecks, "clientId" | "issuer" | "secrets">;
+  const tokenCall = async (params: URLSearchParams, secrets: string[], call: TokenCallOptions | undefined, checks: Checks) => {
     const { token, issuer } = await endpoints();
     const answer = await post(token, params, secrets, call);
     try {
-      return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer });
+      return readTokenAnswer(answer.status, answer.data, { ...checks, clientId, issuer, secrets: [...secrets.flatMap(secretForms), ...clientSecrets] });
     } catch (error) {
       // A refresh token issued with an answer we refuse is kept nowhere: revoked, so it does not outlive the error.
       const issued = isRecord(answer.data) ? answer.data.refresh_token : undefined;
@@ -267,9 +284,8 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
       if (!Array.isArray(scope) || !scope.every((s) => typeof s === "string" && s !== "" && !/\s/.test(s))) {
         issues.push({ path: "scope", message: "must be an array of scope tokens" });
       }
-      for (const key of ["prompt", "loginHint"] as const) {
-        if (input?.[key] !== undefined && typeof input[key] !== "string") issues.push({ path: key, message: "must be a string" });
-      }
+      if (input?.prompt !== undefined && input.prompt !== null && typeof input.prompt !== "string") issues.push({ path: "prompt", message: "must be a string or null" });
+      if (input?.loginHint !== undefined && typeof input.loginHint !== "string") issues.push({ path: "loginHint", message: "must be a string" });
       for (const [key, value] of Object.entries(input?.extraParams ?? {})) {
         if (typeof value !== "string") issues.push({ path: `extraParams.${key}`, message: "must be a string" });
         else if (RESERVED.has(key)) issues.push({ path: `extraParams.${key}`, message: "is set by the flow" });
@@ -291,7 +307,9 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
       query.set("code_challenge", await s256(codeVerifier));
       query.set("code_challenge_method", "S256");
       query.set("connector", input.connector);
-      if (input.prompt !== undefined) query.set("prompt", input.prompt);
+      // OpenID Connect Core §11: without prompt=consent a provider may drop offline_access, and no refresh token comes.
+      const prompt = input.prompt === undefined ? (scope.includes("offline_access") ? "consent" : null) : input.prompt;
+      if (prompt !== null) query.set("prompt", prompt);
       if (input.loginHint !== undefined) query.set("login_hint", input.loginHint);
       return { url: url.href, state, nonce, codeVerifier };
     },
@@ -329,13 +347,27 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
       if (codes.length !== 1 || codes[0] === "") throw new FdxAuthError({ error: "invalid_callback", errorDescription: "the callback carries no single code" });
       const code = codes[0]!;
       const params = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: checks.codeVerifier });
-      return tokenCall(params, [code, checks.codeVerifier, checks.state, checks.nonce ?? ""], call, { nonce: checks.nonce, previous: undefined, refreshToken: undefined });
+      const requireRefreshToken = call?.requireRefreshToken ?? checks.requireRefreshToken ?? true;
+      return tokenCall(params, [code, checks.codeVerifier, checks.state, checks.nonce ?? ""], call, {
+        nonce: checks.nonce,
+        previous: undefined,
+        refreshToken: undefined,
+        requireRefreshToken: requireRefreshToken !== false,
+        kept: undefined,
+      });
     },
 
     async refresh(refreshToken, call) {
       if (typeof refreshToken !== "string" || refreshToken === "") throw new FdxValidationError([{ path: "refreshToken", message: "must be a non-empty string" }]);
       const params = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken });
-      return tokenCall(params, [refreshToken], call, { nonce: undefined, previous: call?.previousClaims, refreshToken });
+      const kept = call?.previous;
+      return tokenCall(params, [refreshToken, kept?.idToken ?? ""], call, {
+        nonce: undefined,
+        previous: call?.previousClaims ?? kept?.claims,
+        refreshToken,
+        requireRefreshToken: true,
+        kept,
+      });
     },
 
     revoke,
@@ -356,7 +388,7 @@ function oauthError(error: unknown): unknown {
   return error;
 }
 
-async function discover(transport: Transport, issuerUrl: string, expectedIssuer: string | undefined): Promise<Resolved> {
+async function discover(transport: Transport, issuerUrl: string, configured: string, expectedIssuer: string | undefined): Promise<Resolved> {
   const url = `${issuerUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`;
   // request() sends `authorization` as given: empty, since discovery is public (a bearer-less GET has no other spelling there yet).
   const { status, data } = await request(transport, { method: "GET", url, authorization: "", options: undefined }, "json");
@@ -365,6 +397,10 @@ async function discover(transport: Transport, issuerUrl: string, expectedIssuer:
   if (!isRecord(data)) issues.push({ path: "", message: "the discovery document is not a JSON object" });
   const issuer = doc.issuer;
   if (isRecord(data) && (typeof issuer !== "string" || issuer === "")) issues.push({ path: "issuer", message: "must be a non-empty string" });
+  else if (isRecord(data)) {
+    const mismatch = issuerMismatch(issuer as string, configured, expectedIssuer);
+    if (mismatch) issues.push({ path: "issuer", message: mismatch });
+  }
   for (const key of ["authorization_endpoint", "token_endpoint"]) {
     if (isRecord(data) && !isSafeEndpoint(doc[key])) issues.push({ path: key, message: "must be an https: URL (http: only to a loopback host)" });
   }
@@ -379,34 +415,18 @@ async function discover(transport: Transport, issuerUrl: string, expectedIssuer:
   };
 }
 
-interface TokenChecks {
-  nonce: string | undefined;
-  previous: Record<string, unknown> | undefined;
-  /** The refresh token sent: kept when the answer brings no new one (RFC 6749 §6). */
-  refreshToken: string | undefined;
-}
+const withoutSlash = (issuer: string) => (issuer.endsWith("/") ? issuer.slice(0, -1) : issuer);
 
-function readTokenAnswer(status: number, data: unknown, checks: TokenChecks & { clientId: string; issuer: string }): TokenSet {
-  if (!isRecord(data)) throw new FdxResponseError(status, [{ path: "", message: "the token answer is not a JSON object" }]);
-  const { id_token: idToken, refresh_token: refresh } = data;
-  const issues: FdxIssue[] = [];
-  if (typeof idToken !== "string" || idToken === "") issues.push({ path: "id_token", message: "must be a non-empty string" });
-  if (refresh !== undefined && (typeof refresh !== "string" || refresh === "")) issues.push({ path: "refresh_token", message: "must be a non-empty string" });
-  if (refresh === undefined && checks.refreshToken === undefined) issues.push({ path: "refresh_token", message: "is missing (ask for the offline_access scope)" });
-  if (issues.length) throw new FdxResponseError(status, issues);
-  const refreshToken = (refresh as string | undefined) ?? checks.refreshToken!;
-  // readIdToken's errors name the failed check, never the token.
-  const claims = readIdToken(idToken as string, checks);
-  return {
-    idToken: idToken as string,
-    refreshToken,
-    expiresAt: (claims.exp as number) * 1000,
-    accessToken: typeof data.access_token === "string" ? data.access_token : "",
-    accessTokenExpiresAt: 0,
-    accounts: Array.isArray(claims.accounts) ? claims.accounts.filter((a): a is string => typeof a === "string") : [],
-    subject: claims.sub as string,
-    ...(typeof claims.connectorId === "string" ? { connector: claims.connectorId } : {}),
-    ...(typeof claims.grant_id === "string" ? { consentId: claims.grant_id } : {}),
-    claims,
-  };
+/**
+ * Why a discovery document's `issuer` is not the one this client was set up
+ * for (RFC 8414 §3.3, the mix-up defence), or undefined when it is. Without
+ * `expectedIssuer` it must be the configured issuer, one trailing slash
+ * aside; so a provider that names itself by a path (not a URL) is taken only
+ * when the app says so in `expectedIssuer`. Issuers are public: both are named.
+ */
+function issuerMismatch(issuer: string, configured: string, expectedIssuer: string | undefined): string | undefined {
+  const shown = clip(JSON.stringify(issuer), [], 120);
+  if (expectedIssuer !== undefined) return issuer === expectedIssuer ? undefined : `is ${shown}, not the expectedIssuer ${JSON.stringify(expectedIssuer)}`;
+  if (withoutSlash(issuer) === withoutSlash(configured)) return undefined;
+  return `is ${shown}, not the configured issuer ${JSON.stringify(configured)} (set expectedIssuer when the provider names itself otherwise)`;
 }

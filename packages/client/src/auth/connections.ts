@@ -14,6 +14,7 @@ import type { AuthClient, CallbackChecks } from "./auth-client.js";
 import { randomToken } from "./encoding.js";
 import { FdxAuthError, FdxConnectionStoreError, FdxReauthorizationRequiredError } from "./errors.js";
 import { peekClaims } from "./id-token.js";
+import { applyNotification, type ApplyNotificationOptions, type NotificationResult } from "./notification.js";
 import type { Connection, ConnectionStatus, ConnectionStore, TokenSet } from "./types.js";
 
 /** Options of {@link createConnections}. */
@@ -22,8 +23,14 @@ export interface ConnectionsOptions {
   auth: AuthClient;
   /** Where connections live; shared by every process that serves these users. */
   store: ConnectionStore;
-  /** Refresh an id token this long before it expires. Default 300 000 ms. */
+  /** Refresh a token this long before it expires, but never more than half its lifetime before. Default 300 000 ms. */
   refreshBeforeMs?: number;
+  /**
+   * What `token(id)` hands to data calls: the id token (the network's resource servers take it), or the
+   * provider's access token (what a standard OAuth resource server takes; its expiry comes from `expires_in`).
+   * Default `"id_token"`.
+   */
+  bearer?: "id_token" | "access_token";
   /** How long a refresh lease is held at most; the token endpoint's timeout stays under half of it. Default 30 000 ms. */
   leaseMs?: number;
   /** How long a process uses the connection it last read without reading the store again. Default 60 000 ms. */
@@ -58,8 +65,15 @@ export interface Connections {
   refresh(id: string, options?: RefreshOptions): Promise<Connection>;
   /** Revokes at the IdP and stores the connection as `revoked`, its tokens erased (even when the IdP call fails; then it throws). */
   revoke(id: string): Promise<void>;
-  /** A token function for `createClient({ token })`: the user's id token, refreshed before expiry and after a rejection. */
+  /** A token function for `createClient({ token })`: the user's bearer (see `bearer`), refreshed before expiry and after a rejection. */
   token(id: string): (context?: TokenContext) => Promise<string>;
+  /**
+   * What a webhook receiver calls with a consent notification. The notification is a hint: the consent is read
+   * with `client` (the service-token client) and its status decides — `REVOKED` ends the connection as revoked
+   * (no IdP call), `EXPIRED` as needing reauthorization, `ACTIVE` with `CONSENT_UPDATED` refreshes it (at most
+   * once per connection per 30 s). Idempotent; a failure to read the consent throws, so the delivery is retried.
+   */
+  applyNotification(notification: unknown, options: ApplyNotificationOptions): Promise<NotificationResult>;
 }
 
 interface Entry {
@@ -114,6 +128,8 @@ export function createConnections(options: ConnectionsOptions): Connections {
   const leaseMs = number("leaseMs", 30_000, 10);
   const cacheTtlMs = number("cacheTtlMs", 60_000, 0);
   const cacheSize = number("cacheSize", 10_000, 1);
+  const bearer = options?.bearer ?? "id_token";
+  if (bearer !== "id_token" && bearer !== "access_token") issues.push({ path: "bearer", message: 'must be "id_token" or "access_token"' });
   const hook = options?.onStatusChange;
   if (hook !== undefined && typeof hook !== "function") issues.push({ path: "onStatusChange", message: "must be a function" });
   if (issues.length) throw new FdxValidationError(issues);
@@ -126,6 +142,33 @@ export function createConnections(options: ConnectionsOptions): Connections {
   const flights = new Map<string, Promise<Connection>>();
   /** Writes of refreshed tokens still being retried: the next refresh of that connection waits for them. */
   const writing = new Map<string, Promise<void>>();
+
+  const byAccessToken = bearer === "access_token";
+  const bearerOf = (row: Connection) => (byAccessToken ? row.accessToken : row.idToken);
+  const expiryOf = (row: Connection) => (byAccessToken ? row.accessTokenExpiresAt : row.expiresAt);
+  // A provider that gave no expires_in: the access token is used until a data call rejects it.
+  const unknownExpiry = (row: Connection) => byAccessToken && row.accessTokenExpiresAt === 0;
+  const windows = new WeakMap<Connection, number>();
+  /** How long before expiry a row's bearer is refreshed: refreshBeforeMs, capped at half the token's lifetime. */
+  const windowOf = (row: Connection) => {
+    let window = windows.get(row);
+    if (window === undefined) {
+      window = Math.min(refreshBeforeMs, lifetimeOf(row, byAccessToken) / 2);
+      windows.set(row, window);
+    }
+    return window;
+  };
+  /** Whether a row's bearer may be handed out now: there, not the rejected one, and not yet in its refresh window. */
+  const usable = (row: Connection, rejected: string | undefined) => {
+    const token = bearerOf(row);
+    if (token === "" || token === rejected) return false;
+    return unknownExpiry(row) || expiryOf(row) - windowOf(row) > Date.now();
+  };
+  const handOut = (row: Connection) => {
+    const token = bearerOf(row);
+    if (token === "") throw noAccessToken();
+    return token;
+  };
 
   const remember = (row: Connection) => {
     const had = cache.get(row.id)?.row;
@@ -164,7 +207,7 @@ export function createConnections(options: ConnectionsOptions): Connections {
     }
     // Sealed tokens read without encryptConnectionStore (a key left out of one process's set-up): sent to the
     // IdP, the ciphertext would be refused and the connection ended as if the user had revoked it.
-    if (row.refreshToken.startsWith(SEALED) || row.idToken.startsWith(SEALED)) {
+    if (row.refreshToken.startsWith(SEALED) || row.idToken.startsWith(SEALED) || row.accessToken.startsWith(SEALED)) {
       throw new FdxConnectionStoreError(`Connection ${JSON.stringify(row.id)} holds encrypted tokens: read the store through encryptConnectionStore with its keys`, {
         connectionId: row.id,
         reason: "undecryptable",
@@ -313,9 +356,9 @@ export function createConnections(options: ConnectionsOptions): Connections {
     await writing.get(id);
     const { row, leased } = await acquire(
       id,
-      (r) => r.idToken !== stale && r.expiresAt - refreshBeforeMs > Date.now(),
+      (r) => bearerOf(r) !== stale && usable(r, undefined),
       // During a proactive refresh the still-valid token is used instead of waiting for another process.
-      (r) => !(proactive && r.idToken === stale && r.expiresAt > Date.now()),
+      (r) => !(proactive && bearerOf(r) === stale && expiryOf(r) > Date.now()),
     );
     if (!leased) return row;
     let set: TokenSet;
@@ -324,6 +367,8 @@ export function createConnections(options: ConnectionsOptions): Connections {
       set = await auth.refresh(leased.refreshToken, {
         timeoutMs: tokenTimeoutMs,
         previousClaims: claims && { iss: claims.iss, sub: claims.sub, aud: claims.aud },
+        // A refresh answer may leave the id token out (OpenID Connect Core §12.2): the access token is the bearer, so the claims are kept.
+        ...(byAccessToken && claims ? { previous: { idToken: leased.idToken, claims } } : {}),
       });
     } catch (error) {
       if (error instanceof FdxAuthError && error.status !== undefined && END_GRANTS.has(error.error)) return end(id, leased, error);
@@ -341,7 +386,7 @@ export function createConnections(options: ConnectionsOptions): Connections {
         if (current?.lease?.owner === owner) await release(id, current);
         return load(id);
       }
-      const next: Connection = { ...current, status: "reauthorization_required", idToken: "", refreshToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
+      const next: Connection = { ...current, status: "reauthorization_required", idToken: "", refreshToken: "", accessToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
       if (await write(id, current.version, next)) {
         cache.delete(id);
         await changed(next, current.status);
@@ -379,14 +424,14 @@ export function createConnections(options: ConnectionsOptions): Connections {
     const signal = context?.signal;
     if (signal?.aborted) throw new FdxAbortError(undefined, { cause: signal.reason });
     let row = fresh(id);
-    const usable = (r: Connection) => r.idToken !== rejected && r.expiresAt - refreshBeforeMs > Date.now();
-    if (row && usable(row)) return row.idToken;
+    if (row && usable(row, rejected)) return bearerOf(row);
     // A rejection, expiry or refresh time: what another process stored may already be newer.
     row = await raceAbort(load(id), signal);
-    if (usable(row)) return row.idToken;
+    if (usable(row, rejected)) return bearerOf(row);
     const storm = stormOf(id);
-    const unexpired = row.expiresAt > Date.now();
-    const rejection = rejected !== undefined && rejected === row.idToken;
+    // A token of unknown expiry counts as expired once rejected: the storm bound is for tokens known to be valid.
+    const unexpired = !unknownExpiry(row) && expiryOf(row) > Date.now();
+    const rejection = rejected !== undefined && rejected === bearerOf(row);
     const proactive = !rejection && unexpired;
     // Callers that arrive while a refresh runs join it; the storm bounds only hold back a new one.
     if (!flights.has(id)) {
@@ -396,19 +441,52 @@ export function createConnections(options: ConnectionsOptions): Connections {
         // A refresh that ended since this caller read the store has left its pair in memory.
         const latest = fresh(id);
         // The rejected token itself, for a rejection: the 401 reaches the caller rather than another refresh so soon.
-        return latest && usable(latest) ? latest.idToken : row.idToken;
+        return handOut(latest && usable(latest, rejected) ? latest : row);
       }
       if (rejection && unexpired) storm.rejectedAt = now;
     }
     try {
-      return (await flight(id, row.idToken, proactive, signal)).idToken;
+      return handOut(await flight(id, bearerOf(row), proactive, signal));
     } catch (error) {
-      if (proactive && !(error instanceof FdxReauthorizationRequiredError) && !(error instanceof FdxAbortError) && row.expiresAt > Date.now()) {
+      if (proactive && !(error instanceof FdxReauthorizationRequiredError) && !(error instanceof FdxAbortError) && expiryOf(row) > Date.now()) {
         storm.proactiveFailedAt = performance.now();
-        return row.idToken;
+        return handOut(row);
       }
       throw error;
     }
+  };
+
+  // A stored connection lives by its refresh token, whatever the checks say.
+  const exchangeOptions = { timeoutMs: tokenTimeoutMs, requireRefreshToken: true };
+  const checkBearer = (set: TokenSet) => {
+    if (byAccessToken && set.accessToken === "") throw noAccessToken();
+  };
+
+  /** Ends a connection for a consent notification: its tokens erased, no IdP call, written once whoever else tries. */
+  const endForConsent = async (id: string, consentId: string, status: "revoked" | "reauthorization_required") => {
+    for (let current = await read(id); current; current = await read(id)) {
+      // Replaced by a new authorization (another consent), or already ended: nothing more to do.
+      if (current.consentId !== consentId || current.status === "revoked" || current.status === status || !(await isOwn(current))) return undefined;
+      const next: Connection = { ...current, status, idToken: "", refreshToken: "", accessToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
+      if (await write(id, current.version, next)) {
+        cache.delete(id);
+        await changed(next, current.status);
+        return next;
+      }
+    }
+    return undefined;
+  };
+  /** performance.now() of the last refresh a notification asked for, per connection. */
+  const notified = new Map<string, number>();
+  const refreshForNotification = async (id: string) => {
+    const last = notified.get(id);
+    const now = performance.now();
+    if (last !== undefined && now - last < STORM_MS) return undefined;
+    notified.delete(id);
+    notified.set(id, now);
+    if (notified.size > cacheSize) notified.delete(notified.keys().next().value!);
+    const row = await load(id);
+    return flight(id, bearerOf(row), false, undefined);
   };
 
   const checkId = (id: unknown, path = "id") => {
@@ -422,8 +500,9 @@ export function createConnections(options: ConnectionsOptions): Connections {
       let existing: Connection | undefined;
       if (typeof idOrName === "function") {
         // The id comes from the tokens (e.g. the subject): known only once the code is spent.
-        set = await auth.exchangeCode(callbackUrl, checks, { timeoutMs: tokenTimeoutMs });
+        set = await auth.exchangeCode(callbackUrl, checks, exchangeOptions);
         try {
+          checkBearer(set);
           id = idOrName(set);
           checkId(id);
           existing = await read(id);
@@ -438,7 +517,13 @@ export function createConnections(options: ConnectionsOptions): Connections {
         existing = await read(id);
         // Checked before the code is spent: a row of another IdP or client is not replaced.
         if (existing) await checkOwn(existing);
-        set = await auth.exchangeCode(callbackUrl, checks, { timeoutMs: tokenTimeoutMs });
+        set = await auth.exchangeCode(callbackUrl, checks, exchangeOptions);
+        try {
+          checkBearer(set);
+        } catch (error) {
+          await revokeQuietly(set.refreshToken);
+          throw error;
+        }
       }
       let base = existing;
       const deadline = performance.now() + leaseMs;
@@ -498,8 +583,8 @@ export function createConnections(options: ConnectionsOptions): Connections {
       const signal = refreshOptions?.signal;
       const row = await raceAbort(load(id), signal);
       // Stryker disable next-line BooleanLiteral: a proactive flight that leaves the token as it was is followed by the waiting one below
-      const result = await flight(id, row.idToken, false, signal);
-      if (result.idToken === row.idToken) return flight(id, row.idToken, false, signal);
+      const result = await flight(id, bearerOf(row), false, signal);
+      if (bearerOf(result) === bearerOf(row)) return flight(id, bearerOf(row), false, signal);
       return result;
     },
 
@@ -532,7 +617,7 @@ export function createConnections(options: ConnectionsOptions): Connections {
         // A lease holder judged dead may have written a newer pair meanwhile: it is revoked too.
         // Stryker disable next-line LogicalOperator: the only extra case is an erased row, whose empty token revokeQuietly skips
         if (current !== leased && current.refreshToken && current.refreshToken !== leased.refreshToken) await revokeQuietly(current.refreshToken);
-        const next: Connection = { ...current, status: "revoked", idToken: "", refreshToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
+        const next: Connection = { ...current, status: "revoked", idToken: "", refreshToken: "", accessToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
         if (await write(id, current.version, next)) {
           cache.delete(id);
           await changed(next, current.status);
@@ -546,7 +631,28 @@ export function createConnections(options: ConnectionsOptions): Connections {
       checkId(id);
       return (context) => token(id, context);
     },
+
+    applyNotification(notification, applyOptions) {
+      return applyNotification({ findByConsentId: (consentId) => this.findByConsentId(consentId), end: endForConsent, refreshThrottled: refreshForNotification }, notification, applyOptions);
+    },
   };
+}
+
+/**
+ * A token's lifetime in milliseconds (Infinity when unknown): `exp − iat` of
+ * the id token, or for the access token the time from the row's write, when
+ * its pair was issued, to `accessTokenExpiresAt` (from `expires_in`).
+ */
+function lifetimeOf(row: Connection, byAccessToken: boolean): number {
+  if (byAccessToken) return row.accessTokenExpiresAt > row.updatedAt ? row.accessTokenExpiresAt - row.updatedAt : Infinity;
+  const claims = peekClaims(row.idToken);
+  const exp = claims?.exp;
+  const iat = claims?.iat;
+  return typeof exp === "number" && typeof iat === "number" && iat < exp ? (exp - iat) * 1000 : Infinity;
+}
+
+function noAccessToken(): FdxAuthError {
+  return new FdxAuthError({ error: "no_access_token", errorDescription: 'the provider sent no access token, and bearer: "access_token" hands one to data calls' });
 }
 
 /** A store's error, without what it may quote of the row (PostgreSQL's `detail` repeats the values). */

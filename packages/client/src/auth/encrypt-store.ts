@@ -1,9 +1,13 @@
 // Tokens at rest: AES-256-GCM over Web Crypto, one envelope per value with
-// the key id in it, and `v1|keyId|connectionId|field` as associated data, so
-// a value copied to another row or field does not decrypt (DESIGN.md §10).
+// the key id in it. The associated data binds each value to its key,
+// connection and field, and to the row's version and the columns that decide
+// whose data is read, so a value copied to another row or field, an older
+// value written back under a newer version, or an edited column does not
+// decrypt.
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import { base64url, fromBase64 } from "./encoding.js";
 import { FdxConnectionStoreError } from "./errors.js";
+import { associatedData, rowBinding, TOKEN_FIELDS, type TokenField } from "./row-binding.js";
 import type { Connection, ConnectionStore } from "./types.js";
 
 /** Options of {@link encryptConnectionStore}. */
@@ -12,29 +16,30 @@ export interface EncryptionOptions {
   keys: Record<string, string>;
   /** The key id every write uses. */
   current: string;
+  /**
+   * Rows sealed by the previous envelope format (`fdxenc.v1.`, which binds no
+   * column) and their empty tokens: `"accept"` (the default) opens them and
+   * the next write or `rekey()` re-seals them; `"refuse"` treats them as
+   * undecryptable — for after `rekey()` has re-sealed every row.
+   */
+  legacyEnvelopes?: "accept" | "refuse";
 }
 
 /** A store whose tokens are encrypted; `rekey()` rewrites every row with the current key and resolves how many it rewrote. */
 export interface EncryptedConnectionStore extends ConnectionStore {
-  /** Rewrites every row not yet under the current key with it (so an old key can be retired); resolves how many it rewrote. */
+  /** Rewrites every row not yet under the current key and envelope format (so an old key can be retired); resolves how many it rewrote. */
   rekey(): Promise<number>;
 }
 
-const PREFIX = "fdxenc.v1.";
+/** What every envelope of every format starts with: a stored token that starts with it was sealed by this wrapper. */
+export const SEALED_PREFIX = "fdxenc.";
+const PREFIX = `${SEALED_PREFIX}v2.`;
+const LEGACY_PREFIX = `${SEALED_PREFIX}v1.`;
+const PURPOSE = "fdxkit-connection.v2";
 const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const FIELDS = ["idToken", "refreshToken"] as const;
-type Field = (typeof FIELDS)[number];
 
-/**
- * Wraps any {@link ConnectionStore} so that id and refresh tokens are stored
- * AES-256-GCM encrypted. Older keys still decrypt; every write uses
- * `current`. Keys that are not exactly 32 bytes, or a `current` that is not
- * among them, throw `FdxValidationError` here. A stored value that is not an
- * envelope, or that no key of its id opens, throws `FdxConnectionStoreError`
- * (`undecryptable`) — never a wrong token. Empty values (a revoked
- * connection's) stay empty.
- */
-export function encryptConnectionStore(store: ConnectionStore, options: EncryptionOptions): EncryptedConnectionStore {
+/** The raw keys of the options, or the list of what is wrong with them (never a key itself: it is a secret). */
+function readKeys(options: EncryptionOptions | undefined): Map<string, Uint8Array<ArrayBuffer>> {
   const issues: FdxIssue[] = [];
   const raw = new Map<string, Uint8Array<ArrayBuffer>>();
   const keys = options?.keys;
@@ -42,13 +47,42 @@ export function encryptConnectionStore(store: ConnectionStore, options: Encrypti
   for (const [id, value] of Object.entries(keys ?? {})) {
     const bytes = typeof value === "string" ? fromBase64(value.trim()) : undefined;
     if (!KEY_ID.test(id)) issues.push({ path: `keys.${id}`, message: "a key id is 1 to 64 letters, digits, _ or -" });
-    // The key is not quoted: it is a secret.
     else if (bytes?.length !== 32) issues.push({ path: `keys.${id}`, message: "must be the base64 of exactly 32 bytes" });
     else raw.set(id, bytes);
   }
   if (typeof options?.current !== "string" || !Object.hasOwn(keys ?? {}, options.current)) issues.push({ path: "current", message: "must be one of the key ids of keys" });
+  const legacy = options?.legacyEnvelopes;
+  if (legacy !== undefined && legacy !== "accept" && legacy !== "refuse") issues.push({ path: "legacyEnvelopes", message: 'must be "accept" or "refuse"' });
   if (issues.length) throw new FdxValidationError(issues);
+  return raw;
+}
+
+/** The parts of an envelope after its prefix, or undefined when it is malformed. */
+function parseEnvelope(body: string): { keyId: string; iv: Uint8Array<ArrayBuffer>; sealed: Uint8Array<ArrayBuffer> } | undefined {
+  const [keyId, ivText, sealedText, ...rest] = body.split(".");
+  // Stryker disable next-line StringLiteral: any fallback that is not 12 bytes of base64 is the same malformed envelope
+  const iv = fromBase64(ivText ?? "");
+  // Stryker disable next-line StringLiteral: any fallback that is not 16+ bytes of base64 is the same malformed envelope
+  const sealed = fromBase64(sealedText ?? "");
+  if (rest.length || !keyId || iv?.length !== 12 || !sealed || sealed.length < 16) return undefined;
+  return { keyId, iv, sealed };
+}
+
+/**
+ * Wraps any {@link ConnectionStore} so that its id, refresh and access tokens
+ * are stored AES-256-GCM encrypted, each bound to its row's version and
+ * columns. Older keys still decrypt; every write uses `current` and re-seals.
+ * Keys that are not exactly 32 bytes, or a `current` that is not among them,
+ * throw `FdxValidationError` here. A stored value that is not an envelope, or
+ * that does not open with its key under the row as stored (a column edited,
+ * an older value written back), throws `FdxConnectionStoreError`
+ * (`undecryptable`) — never a wrong token. Empty values (a revoked
+ * connection's) are sealed too, so their rows are bound as well.
+ */
+export function encryptConnectionStore(store: ConnectionStore, options: EncryptionOptions): EncryptedConnectionStore {
+  const raw = readKeys(options);
   const current = options.current;
+  const refuseLegacy = options.legacyEnvelopes === "refuse";
   const imported = new Map<string, Promise<CryptoKey>>();
   const key = (id: string) => {
     let k = imported.get(id);
@@ -60,44 +94,64 @@ export function encryptConnectionStore(store: ConnectionStore, options: Encrypti
     }
     return k;
   };
-  const ad = (keyId: string, connectionId: string, field: Field) => new TextEncoder().encode(`v1|${keyId}|${connectionId}|${field}`);
 
-  const seal = async (connectionId: string, field: Field, value: string) => {
-    if (value === "") return "";
+  const seal = async (row: Connection, field: TokenField, binding: readonly unknown[]) => {
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: ad(current, connectionId, field) }, await key(current), new TextEncoder().encode(value));
+    const additionalData = associatedData(PURPOSE, current, row.id, field, binding);
+    const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData }, await key(current), new TextEncoder().encode(row[field] ?? ""));
     return `${PREFIX}${current}.${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
   };
-  const open = async (connectionId: string, field: Field, value: string) => {
-    if (value === "") return "";
+
+  /** Opens one value; `binding` is the row's for an envelope of the current format, undefined for the previous one. */
+  const open = async (row: Connection, field: TokenField, binding: readonly unknown[] | undefined) => {
+    const value: unknown = row[field] ?? "";
     const fail = (why: string): never => {
-      throw new FdxConnectionStoreError(`The ${field} of connection ${JSON.stringify(connectionId)} does not decrypt: ${why}`, { connectionId, reason: "undecryptable" });
+      throw new FdxConnectionStoreError(`The ${field} of connection ${JSON.stringify(row.id)} does not decrypt: ${why}`, { connectionId: row.id, reason: "undecryptable" });
     };
-    if (typeof value !== "string" || !value.startsWith(PREFIX)) fail("it is not an encrypted envelope");
-    const [keyId, ivText, sealedText, ...rest] = value.slice(PREFIX.length).split(".");
-    // Stryker disable next-line StringLiteral: any fallback that is not 12 bytes of base64 is the same malformed envelope
-    const iv = fromBase64(ivText ?? "");
-    // Stryker disable next-line StringLiteral: any fallback that is not 16+ bytes of base64 is the same malformed envelope
-    const sealed = fromBase64(sealedText ?? "");
-    if (rest.length || !keyId || iv?.length !== 12 || !sealed || sealed.length < 16) fail("the envelope is malformed");
-    if (!raw.has(keyId!)) fail(`no key has the id ${JSON.stringify(keyId)}`);
+    const mixed = "the row mixes envelope formats (a value was moved in from another row or version)";
+    // The previous format left an erased token empty; the current one seals it.
+    if (value === "") return binding ? fail(mixed) : "";
+    if (typeof value !== "string" || !(value.startsWith(PREFIX) || value.startsWith(LEGACY_PREFIX))) return fail("it is not an encrypted envelope");
+    const prefix = binding ? PREFIX : LEGACY_PREFIX;
+    if (!value.startsWith(prefix)) fail(mixed);
+    const parts = parseEnvelope(value.slice(prefix.length));
+    if (!parts) return fail("the envelope is malformed");
+    if (!raw.has(parts.keyId)) fail(`no key has the id ${JSON.stringify(parts.keyId)}`);
+    const additionalData = binding
+      ? associatedData(PURPOSE, parts.keyId, row.id, field, binding)
+      : new TextEncoder().encode(`v1|${parts.keyId}|${row.id}|${field}`);
     try {
-      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: iv!, additionalData: ad(keyId!, connectionId, field) }, await key(keyId!), sealed!);
+      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: parts.iv, additionalData }, await key(parts.keyId), parts.sealed);
       return new TextDecoder("utf-8", { fatal: true }).decode(plain);
     } catch {
-      return fail("a wrong key, or the value was changed or moved");
+      return fail(binding ? "a wrong key, or the value or its row was changed (a column edited, or an older value written back)" : "a wrong key, or the value was changed or moved");
     }
   };
+
+  // A row is of one format: once any value is of the current one, all must be,
+  // or a value of the previous format (which binds no column) could be put
+  // into a newer row and open there.
+  const isCurrent = (row: Connection) => TOKEN_FIELDS.some((f) => typeof row[f] === "string" && row[f].startsWith(PREFIX));
   const openRow = async (row: Connection | undefined) => {
     if (!row) return undefined;
-    const [idToken, refreshToken] = await Promise.all(FIELDS.map((f) => open(row.id, f, row[f])));
-    return { ...row, idToken: idToken!, refreshToken: refreshToken! };
+    const sealedNow = isCurrent(row);
+    if (!sealedNow && refuseLegacy) {
+      throw new FdxConnectionStoreError(
+        `Connection ${JSON.stringify(row.id)} does not decrypt: it is sealed in the previous envelope format, which legacyEnvelopes: "refuse" refuses (run rekey() with "accept" first)`,
+        { connectionId: row.id, reason: "undecryptable" },
+      );
+    }
+    const binding = sealedNow ? rowBinding(row) : undefined;
+    const [idToken, refreshToken, accessToken] = await Promise.all(TOKEN_FIELDS.map((f) => open(row, f, binding)));
+    return { ...row, idToken: idToken!, refreshToken: refreshToken!, accessToken: accessToken!, accessTokenExpiresAt: row.accessTokenExpiresAt ?? 0 };
   };
   const sealRow = async (row: Connection) => {
-    const [idToken, refreshToken] = await Promise.all(FIELDS.map((f) => seal(row.id, f, row[f])));
-    return { ...row, idToken: idToken!, refreshToken: refreshToken! };
+    const binding = rowBinding(row);
+    const [idToken, refreshToken, accessToken] = await Promise.all(TOKEN_FIELDS.map((f) => seal(row, f, binding)));
+    return { ...row, idToken: idToken!, refreshToken: refreshToken!, accessToken: accessToken!, accessTokenExpiresAt: row.accessTokenExpiresAt ?? 0 };
   };
-  const keyIdOf = (value: string) => (value === "" ? current : value.slice(PREFIX.length).split(".")[0]);
+  // Up to date: every value of the current format and under the current key.
+  const upToDate = (row: Connection) => TOKEN_FIELDS.every((f) => typeof row[f] === "string" && row[f].startsWith(`${PREFIX}${current}.`));
 
   const wrapped: EncryptedConnectionStore = {
     get: async (id) => openRow(await store.get(id)),
@@ -112,9 +166,9 @@ export function encryptConnectionStore(store: ConnectionStore, options: Encrypti
         // A row written meanwhile is read again: up to a few times, then it is another writer's (with the current key).
         let row: Connection | undefined = listed;
         for (let tries = 0; row && tries < 5; tries++) {
-          if (FIELDS.every((f) => keyIdOf(row![f]) === current)) break;
+          if (upToDate(row)) break;
           const plain = (await openRow(row))!;
-          if (await store.compareAndSet(row.id, row.version, { ...(await sealRow(plain)), version: row.version + 1 })) {
+          if (await store.compareAndSet(row.id, row.version, await sealRow({ ...plain, version: row.version + 1 }))) {
             rewritten++;
             break;
           }

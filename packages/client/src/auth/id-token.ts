@@ -15,6 +15,18 @@ export interface IdTokenChecks {
   previous: Record<string, unknown> | undefined;
 }
 
+/**
+ * The asymmetric JWS algorithms (RFC 7518, RFC 8037, RFC 8812). No signature
+ * is verified here, but a token that says `none` (in any spelling) or names a
+ * shared-secret MAC was not made by an IdP's signing key, and an app that
+ * verifies it later against the JWKS must never be led to accept it.
+ */
+const ALGORITHMS = new Set(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "ES256K", "EdDSA", "Ed25519"]);
+/** Clock skew allowed on `exp`: a token that expired this recently is still taken. */
+const SKEW_MS = 60_000;
+/** No real id token lives this long; a later `exp` is hostile, or a date that no store or printout can hold. */
+export const MAX_LIFETIME_MS = 400 * 86_400_000;
+
 const fail = (description: string): never => {
   throw new FdxAuthError({ error: "invalid_id_token", errorDescription: description });
 };
@@ -37,7 +49,7 @@ export function readIdToken(token: string, checks: IdTokenChecks): Record<string
     fail("it is not a JWT (three base64url parts)");
   }
   const header = part(parts[0]!, "header");
-  if (typeof header.alg !== "string" || header.alg === "none") fail("its alg is missing or none");
+  if (typeof header.alg !== "string" || !ALGORITHMS.has(header.alg)) fail("its alg is not an asymmetric JWS algorithm");
   const claims = part(parts[1]!, "payload");
   const { iss, sub, aud, azp, exp, nonce } = claims;
   if (iss !== checks.issuer) fail("its iss is not the issuer of this client");
@@ -47,6 +59,9 @@ export function readIdToken(token: string, checks: IdTokenChecks): Record<string
   if ((audiences.length > 1 || azp !== undefined) && azp !== checks.clientId) fail("its azp is not this client's id");
   // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything not a number, so the typeof test only names the intent
   if (typeof exp !== "number" || !Number.isFinite(exp) || exp <= 0) fail("its exp is missing");
+  const now = Date.now();
+  if ((exp as number) * 1000 <= now - SKEW_MS) fail("its exp has passed");
+  if ((exp as number) * 1000 > now + MAX_LIFETIME_MS) fail("its exp is more than 400 days ahead");
   if (checks.nonce !== undefined && nonce !== checks.nonce) fail("its nonce is not the one of this authorization");
   const previous = checks.previous;
   if (previous) {

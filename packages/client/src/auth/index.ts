@@ -17,6 +17,7 @@ export {
   type TokenCallOptions,
 } from "./auth-client.js";
 export { createConnections, type Connections, type ConnectionsOptions, type RefreshOptions } from "./connections.js";
+export type { ApplyNotificationOptions, ConsentReader, NotificationResult } from "./notification.js";
 export { memoryConnectionStore } from "./memory-store.js";
 export { encryptConnectionStore, type EncryptedConnectionStore, type EncryptionOptions } from "./encrypt-store.js";
 export { FdxAuthError, FdxConnectionStoreError, FdxReauthorizationRequiredError, type FdxAuthErrorInit } from "./errors.js";

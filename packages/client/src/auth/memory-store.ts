@@ -1,9 +1,15 @@
 import { FdxValidationError } from "../core/error.js";
 import type { Connection, ConnectionStore } from "./types.js";
 
-/** A copy, so no caller's later change reaches the store (or the other way round). */
+/**
+ * A copy, so no caller's later change reaches the store (or the other way
+ * round). A row from code older than the access token has neither of its
+ * fields: it reads back with none, as every store gives it.
+ */
 const copy = (connection: Connection): Connection => ({
   ...connection,
+  accessToken: connection.accessToken ?? "",
+  accessTokenExpiresAt: connection.accessTokenExpiresAt ?? 0,
   accounts: [...connection.accounts],
   lease: connection.lease ? { ...connection.lease } : undefined,
 });

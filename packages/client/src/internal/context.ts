@@ -3,7 +3,7 @@ import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
 import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
 import { trimBase } from "./url.js";
-import { actorIssue, isActorType } from "./actor.js";
+import { checkActorType } from "./actor.js";
 import { isRecord } from "./is-record.js";
 import { idCheck, isByteLimit } from "./validation.js";
 
@@ -44,7 +44,7 @@ export function createContext(options: ClientOptions): Context {
       }
     }
   }
-  if (options.actorType !== undefined && !isActorType(options.actorType)) issues.push(actorIssue());
+  checkActorType(options.actorType, issues);
   const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
   // A version is a path segment too, checked as ids are: "." or ".." would climb out of the API's path.
   const versionCheck = idCheck();

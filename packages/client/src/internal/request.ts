@@ -16,7 +16,7 @@ import {
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
 import type { ActorType, ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, noop, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
-import { ACTOR_HEADER, actorIssue, isActorType } from "./actor.js";
+import { ACTOR_HEADER, checkActorType } from "./actor.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
 import { uuid } from "./uuid.js";
@@ -237,10 +237,7 @@ function callHeaders(t: Transport, call: Call, options: RequestOptions, interact
   // The call's actor type (checked on every call, so a bad one is refused wherever it is given) or the
   // client's; sent on product calls only, and before the call's headers, which may name their own.
   const actorType = options.actorType !== undefined ? options.actorType : t.actorType;
-  if (actorType !== undefined) {
-    if (!isActorType(actorType)) issues.push(actorIssue());
-    else if (call.product) headers[ACTOR_HEADER] = actorType.toUpperCase();
-  }
+  if (checkActorType(actorType, issues) && actorType && call.product) headers[ACTOR_HEADER] = actorType.toUpperCase();
   const extra = options.headers;
   if (extra) {
     for (const [name, value] of Object.entries(extra)) {

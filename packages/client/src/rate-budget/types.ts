@@ -1,7 +1,7 @@
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
+import type { ActorType } from "../core/options.js";
 
-/** Who is waiting for a request: an end user (a page, a button) or a job. */
-export type ActorType = "user" | "batch";
+export type { ActorType };
 
 /**
  * A provider's request budget, shared by whoever holds the same one: every

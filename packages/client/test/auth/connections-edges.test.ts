@@ -17,19 +17,26 @@ import {
 } from "../../src/auth/index.js";
 import { FdxAbortError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
-import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
+import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
 
 let idp: TestIdp;
 let auth: AuthClient;
 beforeAll(async () => {
   idp = await startIdp();
-  auth = createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
+  auth = createAuthClient({ issuer: idp.url, expectedIssuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
 });
 afterAll(() => idp.close());
+/** Tokens of an hour's lifetime with 200 s left: inside the default refresh window, which their lifetime does not cap. */
+const nearExpiry = () => {
+  idp.idTokenTtlS = 200;
+  idp.extraClaims = { iat: Math.floor(Date.now() / 1000) - 3400 };
+};
 afterEach(() => {
   vi.useRealTimers();
   idp.override = undefined;
   idp.extraClaims = {};
+  idp.extraAnswer = {};
+  idp.accessTokenTtlS = undefined;
   idp.idTokenTtlS = 3600;
 });
 
@@ -356,7 +363,7 @@ describe("the cache and the storm bounds at their limits", () => {
 
   it("a proactive refresh that fails once the token has expired throws instead of handing out the expired token", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     idp.override = ({ path }, res) => {
@@ -371,7 +378,7 @@ describe("the cache and the storm bounds at their limits", () => {
 
   it("a rejection of an older token near refresh time is a proactive refresh: its failure hands out the current token", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     answer(503, { error: "temporarily_unavailable" });
     const bodies = idp.bodies.length;
@@ -382,7 +389,7 @@ describe("the cache and the storm bounds at their limits", () => {
   it("a proactive call that found another process's lease does not hold back the next refresh", async () => {
     const store = memoryConnectionStore();
     const connections = make(store, { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     idp.idTokenTtlS = 3600;
     await writeAsOther(store, "user-42", { lease: { owner: "other-host", until: Date.now() + 30_000 } });
@@ -480,7 +487,7 @@ describe("refresh(id) and other processes", () => {
   it("refresh(id) joining a proactive call that found another process's lease waits for that process's pair", async () => {
     const h = hookedStore();
     const connections = make(h.store, { refreshBeforeMs: 300_000, leaseMs: 1_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     await writeAsOther(h.inner, "user-42", { lease: { owner: "other-host", until: Date.now() + 30_000 } });
     let release!: () => void;
@@ -527,7 +534,7 @@ describe("a proactive call and another process's lease", () => {
   const setUp = async () => {
     const h = hookedStore();
     const connections = make(h.store, { refreshBeforeMs: 300_000, leaseMs: 1_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     return { h, connections, connection };
   };

@@ -20,12 +20,19 @@ let idp: TestIdp;
 let auth: AuthClient;
 beforeAll(async () => {
   idp = await startIdp();
-  auth = createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
+  auth = createAuthClient({ issuer: idp.url, expectedIssuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI });
 });
 afterAll(() => idp.close());
+/** Tokens of an hour's lifetime with 200 s left: inside the default refresh window, which their lifetime does not cap. */
+const nearExpiry = () => {
+  idp.idTokenTtlS = 200;
+  idp.extraClaims = { iat: Math.floor(Date.now() / 1000) - 3400 };
+};
 afterEach(() => {
   idp.override = undefined;
   idp.extraClaims = {};
+  idp.extraAnswer = {};
+  idp.accessTokenTtlS = undefined;
   idp.idTokenTtlS = 3600;
 });
 
@@ -192,11 +199,11 @@ describe("complete, get, list, findByConsentId", () => {
     const store = encryptConnectionStore(inner, { keys: { k1: Buffer.alloc(32, 3).toString("base64") }, current: "k1" });
     const connections = make(store);
     const connection = await connect(connections);
-    expect((await inner.get("user-42"))!.refreshToken).toMatch(/^fdxenc\.v1\.k1\./);
+    expect((await inner.get("user-42"))!.refreshToken).toMatch(/^fdxenc\.v2\.k1\./);
     const fresh = await make(store).token("user-42")({ rejected: connection.idToken, signal: undefined });
     expect((await store.get("user-42"))!.idToken).toBe(fresh);
     await connections.revoke("user-42");
-    expect(await inner.get("user-42")).toMatchObject({ status: "revoked", idToken: "", refreshToken: "" });
+    expect(await store.get("user-42")).toMatchObject({ status: "revoked", idToken: "", refreshToken: "" });
   });
 
   it("retries a failing store write, then revokes the new refresh token and throws a clean store error", async () => {
@@ -344,7 +351,7 @@ describe("token(id): the hot path", () => {
     idp.idTokenTtlS = 3600;
     const connection = await connect(connections);
     expect(await connections.token("user-42")()).toBe(connection.idToken);
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const near = await connect(connections, "near");
     idp.idTokenTtlS = 3600;
     const before = stats();
@@ -371,7 +378,7 @@ describe("token(id): the hot path", () => {
   it("an expired token is refreshed; an unexpired, unrejected one is returned at once even while another process holds the lease", async () => {
     const spy = spyStore();
     const connections = make(spy.store, { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     await writeAsOther(spy.inner, "user-42", { lease: { owner: "other-host", until: Date.now() + 30_000 } });
     const before = stats();
@@ -708,7 +715,7 @@ describe("races and leaks", () => {
 
   it("a failed proactive refresh returns the still-valid token and waits 30 s before trying again", async () => {
     const connections = make(memoryConnectionStore(), { refreshBeforeMs: 300_000 });
-    idp.idTokenTtlS = 200;
+    nearExpiry();
     const connection = await connect(connections);
     answer(503, { error: "temporarily_unavailable" });
     const before = stats();

@@ -7,7 +7,8 @@ const HEADER = b64(JSON.stringify({ alg: "RS256" }));
 const token = (payload: string | Uint8Array) => `${HEADER}.${b64(payload)}.sig`;
 const jwt = (claims: Record<string, unknown>) => token(JSON.stringify(claims));
 const checks: IdTokenChecks = { clientId: "c", issuer: "/iss", nonce: undefined, previous: undefined };
-const good = { iss: "/iss", sub: "s", aud: "c", exp: 2e9 };
+const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+const good = { iss: "/iss", sub: "s", aud: "c", exp: inAnHour() };
 
 const failure = (run: () => unknown) => {
   try {
@@ -31,7 +32,7 @@ describe("readIdToken", () => {
       const payload = `{"iss":"/iss","sub":"s","aud":"c","exp":${exp}}`;
       expect([exp, failure(() => readIdToken(token(payload), checks))]).toEqual([exp, "its exp is missing"]);
     }
-    expect(readIdToken(jwt({ ...good, exp: 1 }), checks).exp).toBe(1);
+    expect(readIdToken(jwt({ ...good, exp: good.exp + 0.5 }), checks).exp).toBe(good.exp + 0.5);
   });
 
   it("refuses a sub that is missing, empty or not a string", () => {
@@ -53,5 +54,60 @@ describe("readIdToken", () => {
     expect(failure(withAud("c", "other"))).toBe("its aud differs from the refreshed token's");
     expect(failure(withAud(["c", "y"], ["c", "x"]))).toBe("its aud differs from the refreshed token's");
     expect(failure(withAud(["c", "x"], 5))).toBe("its aud differs from the refreshed token's");
+  });
+});
+
+describe("readIdToken: exp", () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const withExp = (exp: number) => () => readIdToken(jwt({ ...good, exp }), checks);
+
+  it("refuses a token that expired more than 60 s ago, and takes one within the skew", () => {
+    expect(failure(withExp(now() - 3600))).toBe("its exp has passed");
+    expect(failure(withExp(now() - 61))).toBe("its exp has passed");
+    expect(withExp(now() - 50)()).toMatchObject({ sub: "s" });
+    expect(withExp(now() + 5)()).toMatchObject({ sub: "s" });
+  });
+
+  it("refuses an exp more than 400 days ahead, and past the range of a date; takes 399 days", () => {
+    for (const exp of [now() + 401 * 86_400, 1e300, 8.64e12 + 1, Number.MAX_SAFE_INTEGER]) {
+      expect([exp, failure(withExp(exp))]).toEqual([exp, "its exp is more than 400 days ahead"]);
+    }
+    expect(withExp(now() + 399 * 86_400)()).toMatchObject({ sub: "s" });
+  });
+
+  it("names the check, never the token", () => {
+    const token = jwt({ ...good, exp: 1e300, secret: "do-not-show-me" });
+    try {
+      readIdToken(token, checks);
+      throw new Error("accepted");
+    } catch (e) {
+      expect(String(e)).toBe("FdxAuthError: invalid_id_token: its exp is more than 400 days ahead");
+      expect(JSON.stringify(e)).not.toContain(token.split(".")[1]!.slice(0, 12));
+    }
+  });
+});
+
+describe("readIdToken: alg", () => {
+  const withAlg = (alg: unknown) => () => readIdToken(`${b64(JSON.stringify({ alg }))}.${b64(JSON.stringify(good))}.sig`, checks);
+
+  it("takes the asymmetric JWS algorithms", () => {
+    for (const alg of ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "ES256K", "EdDSA", "Ed25519"]) {
+      expect(withAlg(alg)()).toMatchObject({ sub: "s" });
+    }
+  });
+
+  it("refuses none in any spelling, shared-secret MACs, and anything else", () => {
+    for (const alg of ["none", "None", "NONE", "nOnE", "HS256", "HS384", "HS512", "rs256", "RS256 ", "", "dir", "RSA-OAEP", 256, null, undefined]) {
+      const error = (() => {
+        try {
+          withAlg(alg)();
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect([alg, error]).toEqual([alg, expect.any(FdxAuthError)]);
+      expect(error).toMatchObject({ error: "invalid_id_token", errorDescription: "its alg is not an asymmetric JWS algorithm" });
+    }
   });
 });

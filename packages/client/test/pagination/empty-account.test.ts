@@ -67,7 +67,7 @@ describe("what still throws", () => {
 
   it("a 1108 on a later page throws FdxNotFoundError, after the first page's statements were yielded", async () => {
     const requested = serve({ [FIRST]: () => HttpResponse.json(page(["s1", "s2"], { next: "/fdx/statements/v2/P/A?cursor=2" })), [SECOND]: notFound(NO_STATEMENTS) });
-    const seen: string[] = [];
+    const seen: (string | undefined)[] = [];
     const error = await (async () => {
       for await (const p of client.statements.list(PA).pages()) seen.push(...ids(p.statements));
     })().catch((e: unknown) => e);

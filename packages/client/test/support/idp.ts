@@ -46,7 +46,11 @@ export interface TestIdp {
   hold(): { release(): void; waiting(): number };
   /** Claims every new id token gets on top (or instead: undefined deletes). */
   extraClaims: Record<string, unknown>;
+  /** Fields every token answer gets on top (or instead: undefined deletes), e.g. `{ refresh_token: undefined, scope: "openid" }`. */
+  extraAnswer: Record<string, unknown>;
   idTokenTtlS: number;
+  /** The access token's `expires_in`; default: the id token's lifetime (at least 1 s, as a real provider sends). */
+  accessTokenTtlS: number | undefined;
   /** Revokes every refresh token of a subject (the user revoked at the provider). */
   revokeSubject(sub: string): void;
   close(): Promise<void>;
@@ -68,7 +72,9 @@ export async function startIdp(options: { issuer?: string } = {}): Promise<TestI
     revoked: [],
     override: undefined,
     extraClaims: {},
+    extraAnswer: {},
     idTokenTtlS: 3600,
+    accessTokenTtlS: undefined,
     approve(authorizationUrl, grant = {}) {
       const q = new URL(authorizationUrl).searchParams;
       const code = `code-${++counter}-${"c".repeat(20)}`;
@@ -135,7 +141,18 @@ export async function startIdp(options: { issuer?: string } = {}): Promise<TestI
       if (v === undefined) delete claims[k];
       else claims[k] = v;
     }
-    return { id_token: jwt(claims), refresh_token: refreshToken, token_type: "Bearer", expires_in: idp.idTokenTtlS };
+    const answer: Record<string, unknown> = {
+      access_token: `at-${counter}-${"a".repeat(24)}`,
+      id_token: jwt(claims),
+      refresh_token: refreshToken,
+      token_type: "Bearer",
+      expires_in: idp.accessTokenTtlS ?? Math.max(1, idp.idTokenTtlS),
+    };
+    for (const [k, v] of Object.entries(idp.extraAnswer)) {
+      if (v === undefined) delete answer[k];
+      else answer[k] = v;
+    }
+    return answer;
   };
 
   const json = (res: ServerResponse, status: number, body: unknown) => {

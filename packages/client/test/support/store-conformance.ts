@@ -223,6 +223,30 @@ export function describeConnectionStore(name: string, makeStore: () => Connectio
       expect(await store.get("b")).toEqual(empty);
     });
 
+    it("round-trips the access token and its expiry, replaces them on the next write, and erases them", async () => {
+      const store = await makeStore();
+      const first = sampleConnection("a", { accessToken: "access-token-of-a", accessTokenExpiresAt: 1_900_000_000_000 });
+      await store.compareAndSet("a", 0, first);
+      expect(await store.get("a")).toEqual(first);
+      // A refresh gives a new access token; an odd one (quotes, unicode, long) and a fractional time come back as given.
+      const refreshed = sampleConnection("a", { version: 2, accessToken: `at-'"\\🙂-${"x".repeat(5_000)}`, accessTokenExpiresAt: 1_900_000_000_123.25 });
+      expect(await store.compareAndSet("a", 1, refreshed)).toBe(true);
+      expect(await store.get("a")).toEqual(refreshed);
+      const revoked = { ...refreshed, version: 3, status: "revoked" as const, idToken: "", refreshToken: "", accessToken: "", accessTokenExpiresAt: 0 };
+      expect(await store.compareAndSet("a", 2, revoked)).toBe(true);
+      expect(await store.get("a")).toEqual(revoked);
+      if (store.findByConsentId) expect(await store.findByConsentId("consent-a")).toEqual(revoked);
+    });
+
+    it("reads a connection written without accessToken (code older than the field) back with \"\" and 0", async () => {
+      const store = await makeStore();
+      const { accessToken: _token, accessTokenExpiresAt: _expiry, ...older } = sampleConnection("a");
+      expect(await store.compareAndSet("a", 0, older as Connection)).toBe(true);
+      expect(await store.get("a")).toEqual(sampleConnection("a", { accessToken: "", accessTokenExpiresAt: 0 }));
+      const [listed] = await collect(store);
+      expect(listed).toMatchObject({ accessToken: "", accessTokenExpiresAt: 0 });
+    });
+
     it("round-trips values as given: unicode, quotes, a long token, many accounts, large and fractional times", async () => {
       const store = await makeStore();
       const odd = sampleConnection("a", {

@@ -139,6 +139,7 @@ ${boxes}
 <button type="submit" class="primary" name="action" value="approve">Approve</button>
 <button type="submit" class="secondary" name="action" value="deny">Deny</button>
 </div>
+<p class="hint">Not ${escapeHtml(username)}? <button type="submit" class="secondary" name="action" value="switch" formnovalidate>Use another account</button></p>
 </form>`,
   );
 }
@@ -163,5 +164,11 @@ export function readHiddenFields(html: string): [name: string, value: string][] 
 /** The error line of a page made here, decoded, if it has one. */
 export function readError(html: string): string | undefined {
   const match = /<p class="error" role="alert">([^<]*)<\/p>/.exec(html);
+  return match ? unescapeHtml(match[1] as string) : undefined;
+}
+
+/** The user a consent page made here says is signed in, decoded; `undefined` on any other page. */
+export function readSignedInUser(html: string): string | undefined {
+  const match = /<p>Signed in as <strong>([^<]*)<\/strong>\.<\/p>/.exec(html);
   return match ? unescapeHtml(match[1] as string) : undefined;
 }

@@ -97,3 +97,12 @@ export class JwtSigner {
     }
   }
 }
+
+/**
+ * OpenID Connect Core §3.1.3.6 `at_hash` for ES256: the left half of the
+ * SHA-256 digest of the access token's ASCII bytes, base64url.
+ */
+export async function accessTokenHash(accessToken: string): Promise<string> {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", encoder.encode(accessToken)));
+  return base64url(digest.subarray(0, digest.length / 2));
+}
