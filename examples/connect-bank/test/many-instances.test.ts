@@ -87,14 +87,17 @@ async function storedConnections() {
   return rows;
 }
 
-/** Connect your bank → sign in at the IdP → tick every account → Approve. */
+/** Connect your bank → sign in at the IdP (unless signed in there already) → tick every account. */
 async function connect(page: Page) {
   const user = mock.seed.users[0]!;
   await page.getByRole("button", { name: "Connect your bank" }).click();
   await page.waitForURL(`${mock.idpUrl}/auth?**`);
-  await page.fill("#username", user.username);
-  await page.fill("#password", user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  // The IdP remembers a browser that signed in before: then it asks only for the consent.
+  if ((await page.locator("#username").count()) > 0) {
+    await page.fill("#username", user.username);
+    await page.fill("#password", user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
   for (const box of await page.getByRole("checkbox").all()) await box.check();
   return user;
 }
