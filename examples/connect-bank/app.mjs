@@ -2,32 +2,36 @@
 // HTML, no framework. server.mjs wires it to a client, an auth client and a
 // connection manager (the sandbox's or a real network's).
 //
-// Sessions: an HttpOnly, SameSite=Lax cookie holding a random id; the
-// sessions themselves live in a Map (one process, an example: a real app
-// keeps them where its other sessions are). Each session is one app user,
-// so the user's bank connection is stored under the session's user id.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+// Nothing lives in the process's memory, so any number of instances can
+// serve the same users behind a load balancer: the session is a signed
+// cookie (session.mjs), the login in progress is a sealed cookie any
+// instance holding the keys can open, and connections live in the store
+// the instances share. Each session is one app user, so the user's bank
+// connection is stored under the session's user id.
+import { timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { FdxApiError } from "@fdxkit/client";
-import { FdxAuthError, FdxReauthorizationRequiredError } from "@fdxkit/client/auth";
+import { FdxAuthError, FdxReauthorizationRequiredError, openAuthorization, sealAuthorization } from "@fdxkit/client/auth";
+import { createSessions, readCookie, serializeCookie, SESSION_COOKIE } from "./session.mjs";
 
-const COOKIE = "connect_bank_session";
-const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
-/** Sessions kept at most (oldest out): the Map must not grow without bound. */
-const MAX_SESSIONS = 10_000;
+/** The login in progress, sealed; sent only to the callback. */
+const LOGIN_COOKIE = "connect_bank_login";
+const LOGIN_TTL_MS = 600_000;
+/** A one-time message for the next page, as one of the codes of NOTICES (never free text: anyone can set a cookie value). */
+const NOTICE_COOKIE = "connect_bank_notice";
+/** @type {Record<string, string>} */
+const NOTICES = {
+  disconnected: "Disconnected: this app can no longer read your statements.",
+  disconnected_here: "Disconnected here, but the bank could not be told. You can end the access at your bank too.",
+};
+const ENDED = "Your bank connection has ended. Reconnect your bank to see your statements.";
 /** A form body larger than this is refused: the app's forms carry one token. */
 const MAX_FORM_BYTES = 4096;
 /** The most recent statements shown per account (one page request each). */
 const STATEMENTS_SHOWN = 6;
 
-/**
- * @typedef {object} Session
- * @property {string} userId the app user this browser is; connections are stored under it
- * @property {string} csrf the per-session token every POST form must carry
- * @property {{ state: string; nonce: string; codeVerifier: string } | undefined} pending the authorization in progress
- * @property {string | undefined} notice a one-time message for the next page
- */
+/** @typedef {import("./session.mjs").Session} Session */
 
 /**
  * @typedef {object} AppOptions
@@ -36,6 +40,9 @@ const STATEMENTS_SHOWN = 6;
  * @property {import("@fdxkit/client/auth").Connections} connections
  * @property {string} connector the connector (bank) to ask the IdP for
  * @property {string} publicUrl the app's own origin as the browser sees it, e.g. http://127.0.0.1:3000 (the redirect URI is publicUrl + /callback)
+ * @property {string} sessionSecret signs the session cookie; every instance has the same one
+ * @property {{ keys: Record<string, string>; current: string }} loginKeys seal the login in progress; every instance has the same ones
+ * @property {(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void} [webhooks] the listener for POST /webhooks
  */
 
 /**
@@ -43,71 +50,92 @@ const STATEMENTS_SHOWN = 6;
  * @param {AppOptions} options
  * @returns {(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void}
  */
-export function createConnectBankApp({ client, auth, connections, connector, publicUrl }) {
+export function createConnectBankApp({ client, auth, connections, connector, publicUrl, sessionSecret, loginKeys, webhooks }) {
   const origin = new URL(publicUrl);
-  const secureCookie = origin.protocol === "https:";
-  /** @type {Map<string, Session>} */
-  const sessions = new Map();
+  const secure = origin.protocol === "https:";
+  const sessions = createSessions({ secret: sessionSecret, secure });
 
   /**
-   * The request's session, made (and its cookie set) when there is none.
+   * The request's session, made (and its cookie set) when there is none or it is not one this app signed.
    * @param {import("node:http").IncomingMessage} req
    * @param {import("node:http").ServerResponse} res
    * @returns {Session}
    */
   function session(req, res) {
-    const id = readCookie(req.headers.cookie, COOKIE);
-    const found = id && SESSION_ID.test(id) ? sessions.get(id) : undefined;
+    const found = sessions.read(readCookie(req.headers.cookie, SESSION_COOKIE));
     if (found) return found;
-    const newId = randomBytes(32).toString("base64url");
-    const created = { userId: `user-${randomBytes(16).toString("base64url")}`, csrf: randomBytes(32).toString("base64url"), pending: undefined, notice: undefined };
-    if (sessions.size >= MAX_SESSIONS) sessions.delete(/** @type {string} */ (sessions.keys().next().value));
-    sessions.set(newId, created);
-    res.setHeader("Set-Cookie", `${COOKIE}=${newId}; Path=/; HttpOnly; SameSite=Lax${secureCookie ? "; Secure" : ""}`);
+    const { session: created, setCookie } = sessions.issue();
+    res.appendHeader("Set-Cookie", setCookie);
     return created;
   }
 
   /**
-   * @param {Session} s
+   * The one-time notice the previous request left, cleared as it is read.
+   * @param {import("node:http").IncomingMessage} req
+   * @param {import("node:http").ServerResponse} res
    * @returns {string | undefined}
    */
-  function takeNotice(s) {
-    const notice = s.notice;
-    s.notice = undefined;
-    return notice;
+  function takeNotice(req, res) {
+    const code = readCookie(req.headers.cookie, NOTICE_COOKIE);
+    if (code === undefined) return undefined;
+    res.appendHeader("Set-Cookie", serializeCookie(NOTICE_COOKIE, "", { secure, maxAgeSeconds: 0 }));
+    return Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
+  }
+
+  /**
+   * @param {import("node:http").ServerResponse} res
+   * @param {keyof typeof NOTICES} code
+   */
+  function leaveNotice(res, code) {
+    res.appendHeader("Set-Cookie", serializeCookie(NOTICE_COOKIE, code, { secure, maxAgeSeconds: 60 }));
+  }
+
+  /** @param {import("node:http").ServerResponse} res */
+  function clearLogin(res) {
+    res.appendHeader("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { secure, path: "/callback", maxAgeSeconds: 0 }));
   }
 
   /** @type {Record<string, (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, s: Session, url: URL) => Promise<void>>} */
   const routes = {
-    "GET /": async (_req, res, s) => {
+    "GET /": async (req, res, s) => {
+      const notice = takeNotice(req, res);
+      // Read from the shared store: an instance that received the revocation webhook, or completed the login, wrote it there.
       const connection = await connections.get(s.userId);
       if (connection?.status !== "active") {
-        const notice =
-          takeNotice(s) ?? (connection?.status === "reauthorization_required" ? "Your bank connection has ended. Connect again to see your statements." : undefined);
-        return sendPage(res, 200, "Connect your bank", connectForm(s, notice));
+        return sendPage(res, 200, "Connect your bank", connectForm(s, notice ?? (connection ? ENDED : undefined)));
       }
       try {
         const sections = await accountSections(connection, s);
-        return sendPage(res, 200, "Your accounts", `${noticeHtml(takeNotice(s))}${sections}${disconnectForm(s)}`);
+        return sendPage(res, 200, "Your accounts", `${noticeHtml(notice)}${sections}${disconnectForm(s)}`);
       } catch (error) {
         if (!(error instanceof FdxReauthorizationRequiredError)) throw error;
         // The bank refused the connection's refresh (revoked at the bank, expired): the user connects again.
-        return sendPage(res, 200, "Connect your bank", connectForm(s, "Your bank connection has ended. Connect again to see your statements."));
+        return sendPage(res, 200, "Connect your bank", connectForm(s, ENDED));
       }
     },
 
     "POST /connect": async (req, res, s) => {
       if (!(await csrfOk(req, s))) return sendPage(res, 403, "Forbidden", "<p>This form has expired. Go back to the <a href=\"/\">home page</a> and try again.</p>");
       const { url, state, nonce, codeVerifier } = await auth.authorizationUrl({ connector });
-      s.pending = { state, nonce, codeVerifier };
+      // Sealed for this user only: the callback opens it with the user id from its own session cookie.
+      const sealed = await sealAuthorization({ state, nonce, codeVerifier }, { connectionId: s.userId, ...loginKeys, ttlMs: LOGIN_TTL_MS });
+      res.appendHeader("Set-Cookie", serializeCookie(LOGIN_COOKIE, sealed, { secure, path: "/callback", maxAgeSeconds: LOGIN_TTL_MS / 1000 }));
       redirect(res, url);
     },
 
-    "GET /callback": async (_req, res, s, url) => {
-      const pending = s.pending;
+    "GET /callback": async (req, res, s, url) => {
+      const sealed = readCookie(req.headers.cookie, LOGIN_COOKIE);
+      if (!sealed) return sendPage(res, 400, "Nothing to complete", `<p>No bank connection was in progress in this browser.</p>${homeLink()}`);
       // One use: a reload of the callback, or a second tab's, finds nothing to complete.
-      s.pending = undefined;
-      if (!pending) return sendPage(res, 400, "Nothing to complete", `<p>No bank connection was in progress in this browser.</p>${homeLink()}`);
+      clearLogin(res);
+      let pending;
+      try {
+        pending = await openAuthorization(sealed, { connectionId: s.userId, keys: loginKeys.keys });
+      } catch (error) {
+        // Expired, tampered, sealed with a retired key or for another user: nothing is sent to the IdP.
+        if (!(error instanceof FdxAuthError)) throw error;
+        return sendPage(res, 400, "Could not connect", `<p>This bank connection was started too long ago, or in another browser. Start again from the home page.</p>${homeLink()}`);
+      }
       try {
         await connections.complete(s.userId, url, pending);
       } catch (error) {
@@ -127,10 +155,11 @@ export function createConnectBankApp({ client, auth, connections, connector, pub
       if (!(await csrfOk(req, s))) return sendPage(res, 403, "Forbidden", "<p>This form has expired. Go back to the <a href=\"/\">home page</a> and try again.</p>");
       try {
         await connections.revoke(s.userId);
-        s.notice = "Disconnected: this app can no longer read your statements.";
+        leaveNotice(res, "disconnected");
       } catch (error) {
-        // revoke() erases the tokens here even when the bank could not be told.
-        s.notice = `Disconnected here, but the bank could not be told (${error instanceof Error ? error.message : String(error)}). You can end the access at your bank too.`;
+        // revoke() erases the tokens here even when the bank could not be told; why goes to the log.
+        console.error("the IdP did not take the revocation:", error instanceof Error ? error.message : error);
+        leaveNotice(res, "disconnected_here");
       }
       redirect(res, "/");
     },
@@ -240,6 +269,8 @@ export function createConnectBankApp({ client, auth, connections, connector, pub
 
   return (req, res) => {
     const url = new URL(req.url ?? "/", origin);
+    // The service posts here, not a browser: no session, and any Host (it may reach this instance directly).
+    if (url.pathname === "/webhooks" && webhooks) return webhooks(req, res);
     // One origin only: the session cookie and the redirect URI belong to publicUrl's host
     // (a visit on localhost would come back on 127.0.0.1 without its cookie).
     if (req.headers.host !== origin.host) {
@@ -308,18 +339,6 @@ function decode(segment) {
   } catch {
     return undefined;
   }
-}
-
-/**
- * @param {string | undefined} header
- * @param {string} name
- */
-function readCookie(header, name) {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /**

@@ -165,6 +165,43 @@ it.skipIf(skip)("a consent revoked at the bank: the next visit asks the user to 
   expect((await allConnections()).filter((row) => row.status === "active")).toHaveLength(0);
 });
 
+it.skipIf(skip)("the sealed login opens only for the session that started it: in another browser it is refused, and no code is exchanged", async () => {
+  const mock = sandbox();
+  const { page } = await openApp();
+  await page.getByRole("button", { name: "Connect your bank" }).click();
+  await page.waitForURL(`${mock.idpUrl}/auth?**`);
+  // The user approves (the sandbox walks its pages): where the IdP sends the browser back, held before the app sees it.
+  const callback = await mock.authorize(page.url());
+  const [login] = (await context.cookies(new URL("/callback", app.url).href)).filter((c) => c.name === "connect_bank_login");
+  expect(login).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/callback" });
+
+  // Another browser (its own session, so another user) with this login cookie and the code.
+  const other = await browser.newContext();
+  try {
+    await other.addCookies([login!]);
+    const otherPage = await other.newPage();
+    const before = mock.authStats().codesExchanged;
+    const response = await otherPage.goto(callback);
+    expect(response?.status()).toBe(400);
+    expect(await otherPage.getByRole("heading", { level: 1 }).textContent()).toBe("Could not connect");
+    expect(await otherPage.textContent("body")).toContain("started too long ago, or in another browser");
+    expect(mock.authStats().codesExchanged).toBe(before);
+    // The cookie is cleared there: a second try finds nothing.
+    expect((await other.cookies(callback)).map((c) => c.name)).not.toContain("connect_bank_login");
+  } finally {
+    await other.close();
+  }
+
+  // The browser that started it completes it.
+  await page.goto(callback);
+  await page.waitForURL(app.url);
+  expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Your accounts");
+  // A reload of the callback has no login cookie left to complete.
+  const again = await page.goto(callback);
+  expect(again?.status()).toBe(400);
+  expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Nothing to complete");
+});
+
 it.skipIf(skip)("what the IdP sends back is shown escaped, never as markup", async () => {
   const { page } = await openApp();
   await page.getByRole("button", { name: "Connect your bank" }).click();
