@@ -53,7 +53,7 @@ describe("createClient", () => {
     expectTypeOf<{ baseUrl: string }>().not.toExtend<ClientOptions>();
   });
 
-  it("RequestOptions has signal, timeoutMs, maxRetries, headers, interactionId, actorType and maxDownloadBytes, all optional", () => {
+  it("RequestOptions has signal, timeoutMs, maxRetries, headers, interactionId, actorType, providerId and maxDownloadBytes, all optional", () => {
     expectTypeOf<RequestOptions>().toEqualTypeOf<{
       signal?: AbortSignal;
       timeoutMs?: number;
@@ -61,6 +61,7 @@ describe("createClient", () => {
       headers?: Record<string, string>;
       interactionId?: string;
       actorType?: "user" | "batch";
+      providerId?: string;
       maxDownloadBytes?: number;
     }>();
   });

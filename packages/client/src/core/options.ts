@@ -1,3 +1,4 @@
+import type { RateBudget } from "../rate-budget/types.js";
 import type { FdxError } from "./error.js";
 
 /** What a token function is told when it is called (DESIGN.md §3 "Tokens"). */
@@ -141,6 +142,13 @@ export interface ClientOptions {
   validateResponses?: boolean;
   /** Sent as `FDX-API-Actor-Type` on statement calls (lists, every page, downloads); never on notification or consent calls. Default: not sent. */
   actorType?: ActorType;
+  /**
+   * The budget statement calls take from, per provider (`memoryRateBudget()`, or `postgresRateBudget` from
+   * `@fdxkit/postgres` for every process of the app): every attempt of a list, page or download waits for its
+   * provider's turn — user calls before batch ones — before its timeout starts, and a 429 from the provider
+   * pauses that provider for everyone sharing the budget. Default: none.
+   */
+  rateBudget?: RateBudget;
 }
 
 /** Per-call options, the optional last argument of every method. */
@@ -157,6 +165,8 @@ export interface RequestOptions {
   interactionId?: string;
   /** Overrides the client's `actorType` for this call (statement calls only carry it). */
   actorType?: ActorType;
+  /** The provider whose rate budget a statement call takes from, when its URL does not name one (a document link of another shape). */
+  providerId?: string;
   /** Downloads only: overrides the client's `maxDownloadBytes` for this document. */
   maxDownloadBytes?: number;
 }

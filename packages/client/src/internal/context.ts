@@ -4,6 +4,7 @@ import type { ResponseKind } from "../schemas/responses.js";
 import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
 import { trimBase } from "./url.js";
 import { checkActorType } from "./actor.js";
+import { checkRateBudget } from "./budget.js";
 import { isRecord } from "./is-record.js";
 import { idCheck, isByteLimit } from "./validation.js";
 
@@ -45,6 +46,7 @@ export function createContext(options: ClientOptions): Context {
     }
   }
   checkActorType(options.actorType, issues);
+  checkRateBudget(options.rateBudget, issues);
   const versions = { ...DEFAULT_VERSIONS, ...definedOnly(options.versions) };
   // A version is a path segment too, checked as ids are: "." or ".." would climb out of the API's path.
   const versionCheck = idCheck();
@@ -72,6 +74,7 @@ export function createContext(options: ClientOptions): Context {
     allowInsecureCallbackUrls: options.allowInsecureCallbackUrls ?? false,
     validateResponses: options.validateResponses ?? false,
     actorType: options.actorType,
+    rateBudget: options.rateBudget,
   };
 }
 

@@ -17,6 +17,8 @@ import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../co
 import type { ActorType, ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
 import { abortError, noop, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
 import { ACTOR_HEADER, checkActorType } from "./actor.js";
+import { DEFAULT_PAUSE_MS } from "./budget.js";
+import type { RateBudget } from "../rate-budget/types.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
 import { uuid } from "./uuid.js";
@@ -35,6 +37,8 @@ export interface Transport {
   hooks: ClientHooks | undefined;
   /** Who is asking, for product calls (`ClientOptions.actorType`). */
   actorType?: ActorType | undefined;
+  /** The per-provider budget product calls take from (`ClientOptions.rateBudget`). */
+  rateBudget?: RateBudget | undefined;
 }
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
@@ -54,6 +58,8 @@ export interface Call {
   secrets?: readonly string[];
   /** A product (statement) call: it says who is asking (`FDX-API-Actor-Type`) when an actor type is set. */
   product?: boolean;
+  /** The provider whose rate budget each attempt takes from (product calls of a client with a `rateBudget`). */
+  providerId?: string | undefined;
   options: RequestOptions | undefined;
 }
 
@@ -186,10 +192,14 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
     return token;
   };
   let last: string | undefined;
+  // Every attempt waits for its provider's turn before its timeout starts; a call with no actor type counts as a user's.
+  const budget = call.providerId !== undefined ? t.rateBudget : undefined;
+  const turn = budget && (() => budget.take(call.providerId!, options.actorType ?? t.actorType ?? "user", signal));
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortError(signal);
     // A string token is checked without a turn of the event loop; only a function is awaited.
     let token = call.authorization === undefined ? use(typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal)) : checkToken(t.token), last) : "";
+    if (turn) await turn();
     let outcome = await send(t, sending, headers, call.authorization ?? `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
     // A 401 was not processed, so even a POST is repeated; a 401 from another origin (a document host
     // a download was redirected to) says nothing of the user's token.
@@ -198,12 +208,15 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
       const next = checkToken(await callToken(t.token, token, signal));
       if (next !== token) {
         token = use(next, token);
+        if (turn) await turn();
         outcome = await send(t, sending, headers, `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
       }
     }
     last = token;
     if (!("error" in outcome)) return outcome;
     const { error, status, retryAfterMs } = outcome;
+    // The provider's own 429 holds it back for everyone sharing the budget; a document host it redirected to is another's limit.
+    if (budget && status === 429 && outcome.sameOrigin) await budget.pause(call.providerId!, retryAfterMs ?? DEFAULT_PAUSE_MS);
     // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
     if (attempt > maxRetries || !isRetryable(call.method, status) || (retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS) throw error;
     const delayMs = retryAfterMs ?? backoffMs(attempt - 1);
@@ -238,6 +251,7 @@ function callHeaders(t: Transport, call: Call, options: RequestOptions, interact
   // client's; sent on product calls only, and before the call's headers, which may name their own.
   const actorType = options.actorType !== undefined ? options.actorType : t.actorType;
   if (checkActorType(actorType, issues) && actorType && call.product) headers[ACTOR_HEADER] = actorType.toUpperCase();
+  if (options.providerId !== undefined && (typeof options.providerId !== "string" || options.providerId === "")) issues.push({ path: "providerId", message: "must be a non-empty string" });
   const extra = options.headers;
   if (extra) {
     for (const [name, value] of Object.entries(extra)) {

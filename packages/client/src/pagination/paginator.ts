@@ -1,3 +1,4 @@
+import { providerOf } from "../internal/budget.js";
 import { FdxNotFoundError, FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { anySignal, noop } from "../internal/abort.js";
@@ -199,7 +200,8 @@ async function loadPage(
 ): Promise<Loaded> {
   const url = resolveHref(target, p.productsOrigin, secrets).href;
   if (!requested(url)) throw refuseLink(href, `${url} was already requested (a loop)`, secrets());
-  const answer = await request(p, { method: "GET", url, options, product: true }, "json");
+  const providerId = p.rateBudget ? (options.providerId ?? providerOf(p.productsUrl, url)) : undefined;
+  const answer = await request(p, { method: "GET", url, options, product: true, providerId }, "json");
   const { data, status, interactionId } = answer;
   if (p.validateResponses) await checkResponse(data, "statementList", status, interactionId);
   return { url, page: readPage(data, status, interactionId), secrets: answer.secrets };
