@@ -36,7 +36,9 @@ const budgets = [
   // and a first page answered 1108 as an empty list (10,585 B before, 10,745 B after).
   // 10.95 kB since issue 36: every secret's base64 and base64url forms are redacted too, whole and inside a
   // longer encoded text (10,909 B with both).
-  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 10_950 },
+  // 11.25 kB since issue 37: every statement attempt may take from a per-provider rate budget, and a 429 pauses
+  // the provider (11,202 B).
+  { name: "typical use of the main entry", entry: TYPICAL_USE, limit: 11_250 },
   { name: "typical use of the webhooks entry", entry: webhooksUse, limit: 10_000 },
 ];
 
