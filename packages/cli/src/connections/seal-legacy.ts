@@ -4,7 +4,7 @@
 import type { Connection, ConnectionStore } from "@fdxkit/client/auth";
 
 const ENVELOPE = "fdxenc.";
-const TOKENS = ["idToken", "refreshToken"] as const;
+const TOKENS = ["idToken", "refreshToken", "accessToken"] as const;
 
 /** Whether a stored row carries a token that is not an encrypted envelope. */
 export function hasPlainToken(row: Connection): boolean {

@@ -110,8 +110,8 @@ describe("connect into a --store directory that already existed (0755), with no 
   it("stores no token in plain text: the rows hold envelopes, and no file holds the tokens", async () => {
     const rows = await rawRows(store());
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.idToken).toMatch(/^fdxenc\.v1\./);
-    expect(rows[0]!.refreshToken).toMatch(/^fdxenc\.v1\./);
+    expect(rows[0]!.idToken).toMatch(/^fdxenc\.v2\./);
+    expect(rows[0]!.refreshToken).toMatch(/^fdxenc\.v2\./);
     const key = readFileSync(path.join(config(), "fdxkit", "key"), "utf8").trim();
     const plain = await opened(rows, key);
     expect(plain.idToken).toMatch(/^eyJ/);
@@ -124,7 +124,7 @@ describe("connect into a --store directory that already existed (0755), with no 
     const result = await runCli(["connections", "list"], envFor(store(), config(), { FDXKIT_ENCRYPTION_KEY: other }));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'error: the stored connections do not decrypt with FDXKIT_ENCRYPTION_KEY: set FDXKIT_ENCRYPTION_KEY to the key they were written with (The idToken of connection "sandbox-bank:user_good" does not decrypt: a wrong key, or the value was changed or moved)\n',
+      'error: the stored connections do not decrypt with FDXKIT_ENCRYPTION_KEY: set FDXKIT_ENCRYPTION_KEY to the key they were written with (The idToken of connection "sandbox-bank:user_good" does not decrypt: a wrong key, or the value or its row was changed (a column edited, or an older value written back))\n',
     );
     expect(result.stderr).not.toContain(other);
   }, SLOW);
@@ -149,8 +149,8 @@ describe("--plaintext-store, then a run with a key; hostile dates", () => {
     expect(first.code).toBe(0);
     expect(first.stderr).toContain("fdxkit: sealed the tokens of 1 connection(s) stored in plain text by an earlier version\n");
     const [row] = await rawRows(store());
-    expect(row!.idToken).toMatch(/^fdxenc\.v1\./);
-    expect(row!.refreshToken).toMatch(/^fdxenc\.v1\./);
+    expect(row!.idToken).toMatch(/^fdxenc\.v2\./);
+    expect(row!.refreshToken).toMatch(/^fdxenc\.v2\./);
     const second = await runCli(["connections", "list"], envFor(store(), config()));
     expect(second.code).toBe(0);
     expect(second.stderr).not.toContain("sealed");
@@ -160,20 +160,24 @@ describe("--plaintext-store, then a run with a key; hostile dates", () => {
     const copy = async (sql: (text: string) => Promise<unknown>) => {
       // A revoked row after it, with real dates (a revoked row's tokens are empty, so they need no key).
       await sql("INSERT INTO fdxkit_connections SELECT 'zz-later', version, 'revoked', '', '', 1000, accounts, subject, connector, consent_id, issuer, client_id, created_at, 2000, NULL, NULL FROM fdxkit_connections");
-      await sql("UPDATE fdxkit_connections SET expires_at = 1e303, updated_at = -1e300 WHERE id = 'sandbox-bank:user_good'");
+      // An active row's columns are bound to its sealed tokens (an edit makes it undecryptable), so the hostile
+      // dates go on a row with no tokens, as a store written by an earlier version may hold.
+      await sql("INSERT INTO fdxkit_connections SELECT 'sandbox-bank:hostile', version, 'revoked', '', '', 1e303, accounts, subject, connector, consent_id, issuer, client_id, created_at, -1e300, NULL, NULL FROM fdxkit_connections WHERE id = 'sandbox-bank:user_good'");
     };
     await rawRows(store(), copy);
     const text = await runCli(["connections", "list"], envFor(store(), config()));
     expect(text.stderr).toBe("");
     expect(text.code).toBe(0);
     const lines = text.stdout.trim().split("\n");
-    expect(lines).toHaveLength(4);
-    expect(lines[2]).toMatch(/^sandbox-bank:user_good\s+active\s+sandbox-bank\s+.*\s+invalid$/);
-    expect(lines[3]).toMatch(/^zz-later\s+revoked\s+.*\s+1970-01-01T00:00:01\.000Z$/);
+    expect(lines).toHaveLength(5);
+    expect(lines[2]).toMatch(/^sandbox-bank:hostile\s+revoked\s+sandbox-bank\s+.*\s+invalid$/);
+    expect(lines[3]).toMatch(/^sandbox-bank:user_good\s+active\s+sandbox-bank\s+.*\s+\d{4}-\d\d-\d\dT/);
+    expect(lines[4]).toMatch(/^zz-later\s+revoked\s+.*\s+1970-01-01T00:00:01\.000Z$/);
     const json = await runCli(["connections", "list", "--json"], envFor(store(), config()));
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject([
-      { id: "sandbox-bank:user_good", expiresAt: null, updatedAt: null },
+      { id: "sandbox-bank:hostile", expiresAt: null, updatedAt: null },
+      { id: "sandbox-bank:user_good", status: "active" },
       { id: "zz-later", expiresAt: "1970-01-01T00:00:01.000Z", updatedAt: "1970-01-01T00:00:02.000Z" },
     ]);
   }, SLOW);

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAuthClient, FdxAuthError } from "../../src/auth/index.js";
 import { FdxApiError, FdxConnectionError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
-import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
+import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
 
 // A refresh token a hostile or careless IdP echoes base64-encoded — alone, or
 // inside the whole request body it quotes — never shows in the error the
@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 const make = (extra: Partial<Parameters<typeof createAuthClient>[0]> = {}) =>
-  createAuthClient({ issuer: idp.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, ...extra });
+  createAuthClient({ issuer: idp.url, expectedIssuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, ...extra });
 
 async function refreshToken(): Promise<string> {
   const auth = make();
