@@ -16,6 +16,7 @@ import {
   versionNotSupported,
 } from "./errors.js";
 import { FaultInjector, type FaultKind, type FaultOptions } from "./faults.js";
+import { checkRedirectUris, checkVariations, positiveNumber } from "./options.js";
 import { SandboxIdp, type AuthorizeOptions, type AuthStats } from "./idp/idp.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { ACTOR_TYPE, RequestLog, type RecordedRequest } from "./request-log.js";
@@ -26,7 +27,7 @@ import { serveDocument, statementRoutes } from "./routes/statements.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { testEventRoutes } from "./routes/test-event.js";
 import { SANDBOX_TOKEN, SEED_DATA, seedCopy, type MockSeed } from "./seed.js";
-import type { AppState, Variations } from "./state.js";
+import type { AppState } from "./state.js";
 import type { Subscription } from "./types.js";
 
 /** Default `baseUrl` of the msw handlers and of a bare `createMockApp()`. */
@@ -39,8 +40,7 @@ export const DEFAULT_IDP_URL = "https://idp.sandbox.fdxkit.test";
 export const SANDBOX_CLIENT_ID = "fdxkit-sandbox-app";
 /** Default `clientSecret` of that client (a sandbox secret: the CLI prints it). */
 export const SANDBOX_CLIENT_SECRET = "fdxkit-sandbox-secret";
-/** Default `redirectUris`: loopback callbacks, matched on any port (RFC 8252). */
-export const DEFAULT_REDIRECT_URIS: readonly string[] = ["http://127.0.0.1/callback", "http://localhost/callback"];
+export { DEFAULT_REDIRECT_URIS } from "./options.js";
 
 /** Options shared by `createMockApp`, `startMockServer` and `createMockHandlers`. */
 export interface MockOptions {
@@ -258,48 +258,6 @@ export function finishResponse(response: Response, requestInteractionId: string 
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[]): T {
-  if (value === undefined) return allowed[0] as T;
-  if (!allowed.includes(value)) throw new TypeError(`${name} must be ${allowed.map((a) => JSON.stringify(a)).join(" or ")}, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function positiveNumber(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a finite number > 0, got ${String(value)}`);
-  return value;
-}
-
-function checkRedirectUris(uris: readonly string[] | undefined): readonly string[] {
-  if (uris === undefined) return DEFAULT_REDIRECT_URIS;
-  if (!Array.isArray(uris) || uris.length === 0) throw new TypeError("redirectUris must be a non-empty array of absolute URLs");
-  for (const uri of uris) {
-    if (typeof uri !== "string" || !URL.canParse(uri) || uri.includes("#")) {
-      throw new TypeError(`redirectUris must hold absolute URLs without a fragment, got ${JSON.stringify(uri)}`);
-    }
-  }
-  return [...uris];
-}
-
-function checkVariations(options: MockOptions): Variations & { latencyMs: number } {
-  const latencyMs = options.latencyMs ?? 0;
-  if (typeof latencyMs !== "number" || !Number.isFinite(latencyMs) || latencyMs < 0) {
-    throw new RangeError(`latencyMs must be a finite number >= 0, got ${String(latencyMs)}`);
-  }
-  if (options.prevLinks !== undefined && typeof options.prevLinks !== "boolean") throw new TypeError("prevLinks must be a boolean");
-  const required = options.requireActorType === undefined ? [] : options.requireActorType;
-  if (!Array.isArray(required) || !required.every((id) => typeof id === "string" && id !== "")) {
-    throw new TypeError("requireActorType must be an array of provider ids (non-empty strings)");
-  }
-  return {
-    pagination: oneOf("pagination", options.pagination, ["links", "page"] as const),
-    documents: oneOf("documents", options.documents, ["direct", "redirect"] as const),
-    prevLinks: options.prevLinks ?? true,
-    requireActorType: new Set(required),
-    latencyMs,
-  };
-}
 
 /** What a transport adds to the app: the real server can reset connections, msw cannot. */
 export interface Transport {
