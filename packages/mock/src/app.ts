@@ -18,6 +18,7 @@ import {
 import { FaultInjector, type FaultKind, type FaultOptions } from "./faults.js";
 import { checkRedirectUris, checkVariations, positiveNumber } from "./options.js";
 import { SandboxIdp, type AuthorizeOptions, type AuthStats } from "./idp/idp.js";
+import { ProviderRateLimiter, type ProviderRateLimits, type ProviderRateLimitStats } from "./provider-rate-limit.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { ACTOR_TYPE, RequestLog, type RecordedRequest } from "./request-log.js";
 import { allowedMethods, matchRoute, splitPath, type Route, type RouteContext, type RouteMatch } from "./router.js";
@@ -48,6 +49,15 @@ export interface MockOptions {
   token?: string;
   /** Past `limit` requests in a `windowMs` window, calls answer 429/1207 with `Retry-After`. Default: no limit. */
   rateLimit?: RateLimitOptions;
+  /**
+   * `{ [providerId]: { limit, windowMs } }`: a provider's own limit on
+   * statement calls (lists, pages, documents), counted in fixed windows of
+   * `windowMs` across every caller, as a provider counts one client's calls.
+   * Past `limit` in a window they answer 429/1207 with `Retry-After` (the
+   * seconds until the window ends, at least 1). Documents served from
+   * `documentsUrl` are not counted. Default: no limit.
+   */
+  providerRateLimits?: ProviderRateLimits;
   /** Webhook delivery: retries, the time limit of an attempt, the fetch used. */
   delivery?: DeliveryOptions;
   /**
@@ -205,6 +215,12 @@ export interface MockControls {
   revokeConsent(consentId: string): Promise<void>;
   /** What the identity provider did since the start (or the last `reset`). */
   authStats(): AuthStats;
+  /**
+   * Per provider of `providerRateLimits`: the statement calls counted against
+   * its limit (`requests`) and those answered 429 (`limited`), since the start
+   * or the last `reset()`.
+   */
+  rateLimitStats(): Record<string, ProviderRateLimitStats>;
   /** `true`: every call answers 503 Scheduled Maintenance until switched off. */
   setMaintenance(on: boolean): void;
   /** The next `count` API calls answer 500 Internal server error (default 1), e.g. to test retries. */
@@ -212,7 +228,7 @@ export interface MockControls {
   /** Resolves when no webhook delivery is in flight. */
   idle(): Promise<void>;
   /**
-   * Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit window, `failNext` and the fault sequence restarted;
+   * Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit windows and counts, `failNext` and the fault sequence restarted;
    * the identity provider forgets its codes, refresh tokens, consents and counts.
    */
   reset(): void;
@@ -312,6 +328,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     options.webhookTls === undefined ? undefined : transport.mutualTls?.(options.webhookTls),
   );
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const providerLimiter = new ProviderRateLimiter(options.providerRateLimits ?? {});
   const faults = options.faults ? new FaultInjector(options.faults, transport.faultKinds) : undefined;
   const log = new RequestLog();
   const state: AppState = {
@@ -372,7 +389,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
   }
 
   // Order: preflight, fault, documents origin, maintenance, rate limit, path,
-  // method, token, version, body size, handler. Nothing reads the body before
+  // method, token, version, provider rate limit, failNext, body size, handler. Nothing reads the body before
   // the token is checked.
   async function handle(request: Request): Promise<Response> {
     if (request.method === "OPTIONS") return preflight(request);
@@ -407,6 +424,9 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     }
     const version = params.version ?? "";
     if (!route.versions.includes(version)) return versionNotSupported(version);
+    // Only statement paths name a provider; its limit counts the calls it would serve.
+    const providerRetryAfter = params.providerId === undefined ? undefined : providerLimiter.take(params.providerId);
+    if (providerRetryAfter !== undefined) return tooManyRequests(providerRetryAfter);
     if (failures > 0) {
       failures--;
       throw new Error("failNext: simulated unprocessed request");
@@ -439,6 +459,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       idp.revokeConsent(consentId);
     },
     authStats: () => idp.stats(),
+    rateLimitStats: () => providerLimiter.stats(),
     async fetch(request) {
       log.add(request);
       if (latencyMs > 0) await delay(latencyMs);
@@ -465,6 +486,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       deliveries.clear();
       log.clear();
       rateLimiter?.reset();
+      providerLimiter.reset();
       faults?.reset();
       maintenance = false;
       failures = 0;
