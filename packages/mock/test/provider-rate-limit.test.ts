@@ -53,7 +53,7 @@ describe.each(["server", "msw"] as const)("providerRateLimits (%s)", (kind) => {
     expect(first.status).toBe(200);
     const page = (await first.json()) as StatementList;
     expect((await call(mock, page.links?.next?.href ?? "missing next link")).status).toBe(200);
-    const download = await call(mock, page.statements[0]?.links?.[0]?.href ?? "missing statement link");
+    const download = await call(mock, page.statements?.[0]?.links?.[0]?.href ?? "missing statement link");
     expect([download.status, download.headers.get("Content-Type")]).toEqual([200, "application/pdf"]);
 
     const limited = await list(mock);
@@ -112,7 +112,7 @@ describe.each(["server", "msw"] as const)("providerRateLimits (%s)", (kind) => {
   it("does not count documents fetched from the documents origin, only the statement GET that redirects there", async () => {
     const mock = await start(kind, { documents: "redirect", providerRateLimits: { "sandbox-bank": { limit: 2, windowMs: 60_000 } } });
     const page = (await (await list(mock)).json()) as StatementList;
-    const redirect = await call(mock, page.statements[0]?.links?.[0]?.href ?? "missing statement link", { redirect: "manual" });
+    const redirect = await call(mock, page.statements?.[0]?.links?.[0]?.href ?? "missing statement link", { redirect: "manual" });
     expect(redirect.status).toBe(302);
     const location = redirect.headers.get("Location") ?? "";
     expect(location.startsWith(`${mock.documentsUrl}/`)).toBe(true);

@@ -94,7 +94,7 @@ describe.each(["server", "msw"] as const)("SDK on a provider's rate limit (%s)",
     expect(document.contentType).toBe("application/pdf");
     expect((await document.arrayBuffer()).byteLength).toBeGreaterThan(100);
     const list = `/products/statements/v2/sandbox-bank/${ACCOUNT}`;
-    const href = `${list}/${encodeURIComponent(statement!.statementId)}`;
+    const href = `${list}/${encodeURIComponent(statement?.statementId ?? "missing statement")}`;
     expect(attempts.map((a) => [a.status, new URL(a.url).pathname])).toEqual([
       [200, list],
       [429, href],
