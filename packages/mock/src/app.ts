@@ -16,7 +16,9 @@ import {
   versionNotSupported,
 } from "./errors.js";
 import { FaultInjector, type FaultKind, type FaultOptions } from "./faults.js";
+import { checkRedirectUris, checkVariations, positiveNumber } from "./options.js";
 import { SandboxIdp, type AuthorizeOptions, type AuthStats } from "./idp/idp.js";
+import { ProviderRateLimiter, type ProviderRateLimits, type ProviderRateLimitStats } from "./provider-rate-limit.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { ACTOR_TYPE, RequestLog, type RecordedRequest } from "./request-log.js";
 import { allowedMethods, matchRoute, splitPath, type Route, type RouteContext, type RouteMatch } from "./router.js";
@@ -26,7 +28,7 @@ import { serveDocument, statementRoutes } from "./routes/statements.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { testEventRoutes } from "./routes/test-event.js";
 import { SANDBOX_TOKEN, SEED_DATA, seedCopy, type MockSeed } from "./seed.js";
-import type { AppState, Variations } from "./state.js";
+import type { AppState } from "./state.js";
 import type { Subscription } from "./types.js";
 
 /** Default `baseUrl` of the msw handlers and of a bare `createMockApp()`. */
@@ -39,8 +41,7 @@ export const DEFAULT_IDP_URL = "https://idp.sandbox.fdxkit.test";
 export const SANDBOX_CLIENT_ID = "fdxkit-sandbox-app";
 /** Default `clientSecret` of that client (a sandbox secret: the CLI prints it). */
 export const SANDBOX_CLIENT_SECRET = "fdxkit-sandbox-secret";
-/** Default `redirectUris`: loopback callbacks, matched on any port (RFC 8252). */
-export const DEFAULT_REDIRECT_URIS: readonly string[] = ["http://127.0.0.1/callback", "http://localhost/callback"];
+export { DEFAULT_REDIRECT_URIS } from "./options.js";
 
 /** Options shared by `createMockApp`, `startMockServer` and `createMockHandlers`. */
 export interface MockOptions {
@@ -48,6 +49,15 @@ export interface MockOptions {
   token?: string;
   /** Past `limit` requests in a `windowMs` window, calls answer 429/1207 with `Retry-After`. Default: no limit. */
   rateLimit?: RateLimitOptions;
+  /**
+   * `{ [providerId]: { limit, windowMs } }`: a provider's own limit on
+   * statement calls (lists, pages, documents), counted in fixed windows of
+   * `windowMs` across every caller, as a provider counts one client's calls.
+   * Past `limit` in a window they answer 429/1207 with `Retry-After` (the
+   * seconds until the window ends, at least 1). Documents served from
+   * `documentsUrl` are not counted. Default: no limit.
+   */
+  providerRateLimits?: ProviderRateLimits;
   /** Webhook delivery: retries, the time limit of an attempt, the fetch used. */
   delivery?: DeliveryOptions;
   /**
@@ -205,6 +215,12 @@ export interface MockControls {
   revokeConsent(consentId: string): Promise<void>;
   /** What the identity provider did since the start (or the last `reset`). */
   authStats(): AuthStats;
+  /**
+   * Per provider of `providerRateLimits`: the statement calls counted against
+   * its limit (`requests`) and those answered 429 (`limited`), since the start
+   * or the last `reset()`.
+   */
+  rateLimitStats(): Record<string, ProviderRateLimitStats>;
   /** `true`: every call answers 503 Scheduled Maintenance until switched off. */
   setMaintenance(on: boolean): void;
   /** The next `count` API calls answer 500 Internal server error (default 1), e.g. to test retries. */
@@ -212,7 +228,7 @@ export interface MockControls {
   /** Resolves when no webhook delivery is in flight. */
   idle(): Promise<void>;
   /**
-   * Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit window, `failNext` and the fault sequence restarted;
+   * Back to the initial state: no subscriptions or deliveries, maintenance off, rate limit windows and counts, `failNext` and the fault sequence restarted;
    * the identity provider forgets its codes, refresh tokens, consents and counts.
    */
   reset(): void;
@@ -258,48 +274,6 @@ export function finishResponse(response: Response, requestInteractionId: string 
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[]): T {
-  if (value === undefined) return allowed[0] as T;
-  if (!allowed.includes(value)) throw new TypeError(`${name} must be ${allowed.map((a) => JSON.stringify(a)).join(" or ")}, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function positiveNumber(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a finite number > 0, got ${String(value)}`);
-  return value;
-}
-
-function checkRedirectUris(uris: readonly string[] | undefined): readonly string[] {
-  if (uris === undefined) return DEFAULT_REDIRECT_URIS;
-  if (!Array.isArray(uris) || uris.length === 0) throw new TypeError("redirectUris must be a non-empty array of absolute URLs");
-  for (const uri of uris) {
-    if (typeof uri !== "string" || !URL.canParse(uri) || uri.includes("#")) {
-      throw new TypeError(`redirectUris must hold absolute URLs without a fragment, got ${JSON.stringify(uri)}`);
-    }
-  }
-  return [...uris];
-}
-
-function checkVariations(options: MockOptions): Variations & { latencyMs: number } {
-  const latencyMs = options.latencyMs ?? 0;
-  if (typeof latencyMs !== "number" || !Number.isFinite(latencyMs) || latencyMs < 0) {
-    throw new RangeError(`latencyMs must be a finite number >= 0, got ${String(latencyMs)}`);
-  }
-  if (options.prevLinks !== undefined && typeof options.prevLinks !== "boolean") throw new TypeError("prevLinks must be a boolean");
-  const required = options.requireActorType === undefined ? [] : options.requireActorType;
-  if (!Array.isArray(required) || !required.every((id) => typeof id === "string" && id !== "")) {
-    throw new TypeError("requireActorType must be an array of provider ids (non-empty strings)");
-  }
-  return {
-    pagination: oneOf("pagination", options.pagination, ["links", "page"] as const),
-    documents: oneOf("documents", options.documents, ["direct", "redirect"] as const),
-    prevLinks: options.prevLinks ?? true,
-    requireActorType: new Set(required),
-    latencyMs,
-  };
-}
 
 /** What a transport adds to the app: the real server can reset connections, msw cannot. */
 export interface Transport {
@@ -354,6 +328,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     options.webhookTls === undefined ? undefined : transport.mutualTls?.(options.webhookTls),
   );
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const providerLimiter = new ProviderRateLimiter(options.providerRateLimits ?? {});
   const faults = options.faults ? new FaultInjector(options.faults, transport.faultKinds) : undefined;
   const log = new RequestLog();
   const state: AppState = {
@@ -414,7 +389,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
   }
 
   // Order: preflight, fault, documents origin, maintenance, rate limit, path,
-  // method, token, version, body size, handler. Nothing reads the body before
+  // method, token, version, provider rate limit, failNext, body size, handler. Nothing reads the body before
   // the token is checked.
   async function handle(request: Request): Promise<Response> {
     if (request.method === "OPTIONS") return preflight(request);
@@ -449,6 +424,9 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
     }
     const version = params.version ?? "";
     if (!route.versions.includes(version)) return versionNotSupported(version);
+    // Only statement paths name a provider; its limit counts the calls it would serve.
+    const providerRetryAfter = params.providerId === undefined ? undefined : providerLimiter.take(params.providerId);
+    if (providerRetryAfter !== undefined) return tooManyRequests(providerRetryAfter);
     if (failures > 0) {
       failures--;
       throw new Error("failNext: simulated unprocessed request");
@@ -481,6 +459,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       idp.revokeConsent(consentId);
     },
     authStats: () => idp.stats(),
+    rateLimitStats: () => providerLimiter.stats(),
     async fetch(request) {
       log.add(request);
       if (latencyMs > 0) await delay(latencyMs);
@@ -507,6 +486,7 @@ export function createApp(options: MockAppOptions, transport: Transport): MockAp
       deliveries.clear();
       log.clear();
       rateLimiter?.reset();
+      providerLimiter.reset();
       faults?.reset();
       maintenance = false;
       failures = 0;

@@ -13,6 +13,7 @@ export { createMockHandlers } from "./msw.js";
 export type { MockHandlers, MockHandlersOptions } from "./msw.js";
 export type { DeliveryAttempt, DeliveryOptions, WebhookDelivery, WebhookTlsOptions } from "./delivery.js";
 export type { RateLimitOptions } from "./rate-limit.js";
+export type { ProviderRateLimits, ProviderRateLimitStats } from "./provider-rate-limit.js";
 export type { FaultOptions } from "./faults.js";
 export type { RecordedRequest } from "./request-log.js";
 export { SANDBOX_TOKEN, SEED_ANCHOR } from "./seed.js";

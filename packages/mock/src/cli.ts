@@ -6,6 +6,7 @@ const USAGE = `Usage: fdxkit-mock [--port 4010] [--host 127.0.0.1] [--token TOKE
                    [--latency MS] [--faults RATE] [--fault-seed N] [--pagination links|page]
                    [--no-prev-links] [--redirect-documents] [--require-user-tokens]
                    [--require-actor-type PROVIDER ...]
+                   [--provider-rate-limit PROVIDER=LIMIT[/MS] ...]
                    [--retry-delays MS,MS,...]
                    [--webhook-cert FILE --webhook-key FILE [--webhook-ca FILE]]
 
@@ -21,6 +22,10 @@ Provider variations:
   --redirect-documents   statement GETs answer 302 to a signed URL on a second origin
   --require-actor-type P statement calls to provider P need FDX-API-Actor-Type
                          (USER or BATCH; 400 without it); repeatable
+  --provider-rate-limit P=LIMIT[/MS]
+                         provider P serves at most LIMIT statement calls in each
+                         fixed window of MS milliseconds (default 1000), then
+                         429/1207 with Retry-After; repeatable (e.g. sandbox-bank=20/1000)
 
 Identity provider:
   --require-user-tokens  statement calls need an end user's id token (401 602 otherwise)
@@ -43,6 +48,20 @@ function number(flag: string, text: string | undefined, check: (n: number) => bo
   const value = Number(text);
   if (text.trim() === "" || !check(value)) fail(`Invalid ${flag} ${text}`);
   return value;
+}
+
+/** `--provider-rate-limit` values (`P=LIMIT[/MS]`) as the `providerRateLimits` option. */
+function providerRateLimits(texts: string[] | undefined): Record<string, { limit: number; windowMs: number }> | undefined {
+  if (texts === undefined) return undefined;
+  const limits: Record<string, { limit: number; windowMs: number }> = {};
+  for (const text of texts) {
+    const match = /^(.+)=(\d+)(?:\/(\d+(?:\.\d+)?))?$/.exec(text);
+    const limit = Number(match?.[2]);
+    const windowMs = Number(match?.[3] ?? 1000);
+    if (!match || limit < 1 || windowMs <= 0) fail(`Invalid --provider-rate-limit ${text} (PROVIDER=LIMIT or PROVIDER=LIMIT/MS, LIMIT >= 1, MS > 0)`);
+    limits[match[1] as string] = { limit, windowMs };
+  }
+  return limits;
 }
 
 /** The PEM files of the webhook client certificate, or `undefined` without `--webhook-cert`. */
@@ -79,6 +98,7 @@ async function main(): Promise<void> {
         "redirect-documents": { type: "boolean" },
         "require-user-tokens": { type: "boolean" },
         "require-actor-type": { type: "string", multiple: true },
+        "provider-rate-limit": { type: "string", multiple: true },
         "retry-delays": { type: "string" },
         "webhook-cert": { type: "string" },
         "webhook-key": { type: "string" },
@@ -104,6 +124,7 @@ async function main(): Promise<void> {
   const retryDelays = values["retry-delays"];
   const deliveryRetryDelaysMs =
     retryDelays === undefined ? undefined : retryDelays.trim() === "" ? [] : retryDelays.split(",").map((text) => number("--retry-delays", text, (n) => Number.isFinite(n) && n >= 0) as number);
+  const rateLimits = providerRateLimits(values["provider-rate-limit"]);
   const webhookTls = readWebhookTls(values["webhook-cert"], values["webhook-key"], values["webhook-ca"]);
 
   const mock = await startMockServer({
@@ -117,6 +138,7 @@ async function main(): Promise<void> {
     documents: values["redirect-documents"] ? "redirect" : "direct",
     requireUserTokens: Boolean(values["require-user-tokens"]),
     ...(values["require-actor-type"] ? { requireActorType: values["require-actor-type"] } : {}),
+    ...(rateLimits ? { providerRateLimits: rateLimits } : {}),
     deliveryRetryDelaysMs,
     webhookTls,
   });
@@ -129,6 +151,7 @@ async function main(): Promise<void> {
     values["redirect-documents"] ? "documents by redirect" : "",
     values["require-user-tokens"] ? "user tokens required" : "",
     values["require-actor-type"] ? `actor type required by ${values["require-actor-type"].join(", ")}` : "",
+    rateLimits ? `rate limits ${Object.entries(rateLimits).map(([id, { limit, windowMs }]) => `${id} ${limit} per ${windowMs} ms`).join(", ")}` : "",
     deliveryRetryDelaysMs ? `retry delays ${deliveryRetryDelaysMs.join(",") || "none"}` : "",
     webhookTls ? "webhooks over mutual TLS" : "",
   ].filter(Boolean);

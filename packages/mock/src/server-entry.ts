@@ -14,6 +14,7 @@ export {
 export type { MockApp, MockAppOptions, MockControls, MockOptions } from "./app.js";
 export type { DeliveryAttempt, DeliveryOptions, WebhookDelivery, WebhookTlsOptions } from "./delivery.js";
 export type { RateLimitOptions } from "./rate-limit.js";
+export type { ProviderRateLimits, ProviderRateLimitStats } from "./provider-rate-limit.js";
 export type { FaultOptions } from "./faults.js";
 export { SANDBOX_TOKEN, SEED_ANCHOR } from "./seed.js";
 export type { MockSeed, SandboxUser } from "./seed.js";

@@ -166,6 +166,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     authorize: (authorizationUrl, options) => app.authorize(authorizationUrl, options),
     revokeConsent: (consentId) => app.revokeConsent(consentId),
     authStats: () => app.authStats(),
+    rateLimitStats: () => app.rateLimitStats(),
     port: main.port,
     app,
     get token() {

@@ -201,3 +201,28 @@ it.skipIf(!existsSync(cli))("--require-actor-type (repeatable) makes statement c
     expect(await stop()).toBe(0);
   }
 });
+
+it.skipIf(!existsSync(cli))("--provider-rate-limit P=LIMIT/MS (repeatable) limits statement calls to each provider", async () => {
+  const { output, stop } = await serveCli(["--provider-rate-limit", "sandbox-bank=2/60000", "--provider-rate-limit", "other-bank=5"]);
+  try {
+    expect(field(output, "variations")).toBe("rate limits sandbox-bank 2 per 60000 ms, other-bank 5 per 1000 ms");
+    const url = `${field(output, "products URL")}/statements/v2/sandbox-bank/ACC-1001?limit=1`;
+    const headers = { Authorization: `Bearer ${field(output, "token")}` };
+    expect((await fetch(url, { headers })).status).toBe(200);
+    expect((await fetch(url, { headers })).status).toBe(200);
+    const limited = await fetch(url, { headers });
+    expect([limited.status, await limited.json()]).toEqual([429, { code: "1207", message: "Too Many Requests" }]);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThanOrEqual(55);
+  } finally {
+    expect(await stop()).toBe(0);
+  }
+});
+
+it.skipIf(!existsSync(cli))("exits 2 for a --provider-rate-limit it cannot read", () => {
+  for (const value of ["sandbox-bank", "sandbox-bank=0", "sandbox-bank=2/0", "sandbox-bank=x/1000", "=3"]) {
+    const result = spawnSync(process.execPath, [cli, "--provider-rate-limit", value], { encoding: "utf8" });
+    expect(result.status, value).toBe(2);
+    expect(result.stderr, value).toContain(`Invalid --provider-rate-limit ${value} (PROVIDER=LIMIT or PROVIDER=LIMIT/MS`);
+    expect(result.stderr, value).toContain("Usage: fdxkit-mock");
+  }
+});

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const built = existsSync(path.join(root, "dist/index.js")) && existsSync(path.join(root, "../client/dist/index.js"));
 
 it("has a runnable snippet for each variation", () => {
-  expect(snippets.map((s) => s.option)).toEqual(['pagination: "page"', "prevLinks: false", 'documents: "redirect"', "latencyMs", "faults: { rate, seed }"]);
+  expect(snippets.map((s) => s.option)).toEqual(['pagination: "page"', "prevLinks: false", 'documents: "redirect"', "latencyMs", "faults: { rate, seed }", "providerRateLimits"]);
 });
 
 const expected: Record<string, RegExp> = {
@@ -27,6 +27,8 @@ const expected: Record<string, RegExp> = {
   'documents: "redirect"': /^http:\/\/127\.0\.0\.1:\d+ application\/pdf \d{3,}$/,
   latencyMs: /^\d+ ms$/,
   "faults: { rate, seed }": /^105 [1-9]\d*$/,
+  // 3 pages at 2 per second: the third is refused once and sent again after Retry-After.
+  providerRateLimits: /^105 \{"sandbox-bank":\{"requests":4,"limited":1\}\}$/,
 };
 
 it.skipIf(!built).each(snippets)("runs the $option snippet", ({ option, code }) => {
