@@ -172,9 +172,9 @@ describe("CORS", () => {
     expect(response.headers.get("Access-Control-Allow-Headers")?.toLowerCase()).toContain("authorization");
   });
 
-  it("allows x-fapi-interaction-id in a preflight that names no headers", async () => {
+  it("allows x-fapi-interaction-id and FDX-API-Actor-Type in a preflight that names no headers", async () => {
     const response = await fetch(`${ctx.mock.baseUrl}/consents/v1/x`, { method: "OPTIONS", headers: { Origin: "https://app.example.com" } });
-    expect(response.headers.get("Access-Control-Allow-Headers")).toBe("Authorization, Content-Type, Accept, x-fapi-interaction-id");
+    expect(response.headers.get("Access-Control-Allow-Headers")).toBe("Authorization, Content-Type, Accept, x-fapi-interaction-id, FDX-API-Actor-Type");
   });
 
   it("sends Allow-Origin and exposes Retry-After and x-fapi-interaction-id on answers, errors included", async () => {
