@@ -1,4 +1,4 @@
-// The errors, in one home (DESIGN.md §9): every class fdxkit throws, the
+// The errors, in one home: every class fdxkit throws, the
 // FDX error codes, and the mapping of a non-2xx answer to its class.
 // Redaction, which every field of these errors passes through, is in
 // redact.ts beside this file.
@@ -276,7 +276,7 @@ export interface FailedRequest {
   url: string;
   /** The `x-fapi-interaction-id` sent, if any. */
   interactionId: string | undefined;
-  /** Strings to redact from everything the server sent back (DESIGN.md §3 "Errors"). */
+  /** Strings to redact from everything the server sent back: no error may carry a secret the call sent. */
   secrets: readonly string[];
 }
 
@@ -289,8 +289,7 @@ export interface ApiFailure {
 /**
  * Maps a non-2xx answer (status, headers and the body text read so far) to
  * the `FdxApiError` subclass of its status. FDX bodies carry `code`,
- * `message`, `debugMessage`; OAuth token endpoints `error` and
- * `error_description` (RFC 6749 §5.2): both read the same way.
+ * `message` and `debugMessage`.
  */
 export function toApiError(status: number, statusText: string, headers: Headers, text: string, request: FailedRequest): ApiFailure {
   const { secrets } = request;
@@ -305,11 +304,9 @@ export function toApiError(status: number, statusText: string, headers: Headers,
     // Not JSON (empty, text, HTML): `body` is the text.
   }
   const json = isRecord(parsed) ? parsed : undefined;
-  // OAuth's `error` is a string; FDX's `code` may be an integer.
-  const code = json ? (json.code ?? (typeof json.error === "string" ? json.error : undefined)) : undefined;
-  const message = json
-    ? nonEmpty(json.message) || nonEmpty(json.error_description) || nonEmpty(json.error) || fallback
-    : textMessage(clean, headers, fallback, secrets);
+  // FDX's `code` may be an integer.
+  const code = json?.code;
+  const message = json ? nonEmpty(json.message) || fallback : textMessage(clean, headers, fallback, secrets);
   const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
   const init: FdxApiErrorInit & { retryAfterMs: number | undefined } = {
     status,
