@@ -10,6 +10,7 @@
 import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import { clip, redactText, secretForms } from "../core/redact.js";
 import type { FetchLike } from "../core/options.js";
+import { checkInteger, httpUrl, isLoopbackHost } from "../internal/checks.js";
 import { isRecord } from "../internal/is-record.js";
 import { request, type Transport } from "../internal/request.js";
 import { randomToken, s256 } from "./encoding.js";
@@ -129,20 +130,8 @@ const RESERVED = new Set(["response_type", "client_id", "redirect_uri", "scope",
 
 /** Whether an endpoint may be used: `https:`, or `http:` to a loopback host. */
 export function isSafeEndpoint(value: unknown): boolean {
-  if (typeof value !== "string") return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.username || url.password) return false;
-  if (url.protocol === "https:") return true;
-  return url.protocol === "http:" && isLoopback(url.hostname);
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+  const url = httpUrl(value);
+  return url !== undefined && (url.protocol === "https:" || isLoopbackHost(url.hostname));
 }
 
 /**
@@ -173,7 +162,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     issues.push({ path: "redirectUri", message: "must be an absolute URL" });
   }
   const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) issues.push({ path: "timeoutMs", message: "must be an integer > 0" });
+  checkInteger(timeoutMs, 1, "timeoutMs", issues);
   const authMethod = options.tokenEndpointAuth ?? "client_secret_basic";
   if (authMethod !== "client_secret_basic" && authMethod !== "client_secret_post") {
     issues.push({ path: "tokenEndpointAuth", message: 'must be "client_secret_basic" or "client_secret_post"' });

@@ -1,5 +1,6 @@
 import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { FetchLike, TokenContext } from "../core/options.js";
+import { checkInteger, httpUrl } from "../internal/checks.js";
 import type { Transport } from "../internal/request.js";
 import { clientAuth, parseTokenAnswer, postForm, tokenTransport } from "./token-endpoint.js";
 
@@ -79,13 +80,7 @@ interface TokenConfig {
 
 function checkOptions(options: ClientCredentialsOptions): TokenConfig {
   const issues: FdxIssue[] = [];
-  let tokenUrl = "";
-  try {
-    const url = new URL(options.tokenUrl);
-    if (url.protocol === "https:" || url.protocol === "http:") tokenUrl = url.href;
-  } catch {
-    // reported below
-  }
+  const tokenUrl = httpUrl(options.tokenUrl)?.href ?? "";
   if (!tokenUrl) issues.push({ path: "tokenUrl", message: "must be an absolute http(s) URL" });
   for (const key of ["clientId", "clientSecret"] as const) {
     if (typeof options[key] !== "string" || options[key] === "") issues.push({ path: key, message: "must be a non-empty string" });
@@ -98,7 +93,7 @@ function checkOptions(options: ClientCredentialsOptions): TokenConfig {
         : undefined;
   if (options.scope !== undefined && typeof scope !== "string") issues.push({ path: "scope", message: "must be a string or an array of strings" });
   const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 0)) issues.push({ path: "timeoutMs", message: "must be an integer >= 0" });
+  checkInteger(timeoutMs, 0, "timeoutMs", issues);
   if (issues.length) throw new FdxValidationError(issues);
 
   const { basic, secrets } = clientAuth(options.clientId, options.clientSecret);

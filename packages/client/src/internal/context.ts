@@ -5,7 +5,8 @@ import { request, retryTimeoutIssues, type Call, type Transport } from "./reques
 import { trimBase } from "./url.js";
 import { checkActorType } from "./actor.js";
 import { isRecord } from "./is-record.js";
-import { idCheck, isByteLimit } from "./validation.js";
+import { checkInteger, httpUrl } from "./checks.js";
+import { idCheck } from "./validation.js";
 
 /** A client's settings, checked once: what resources, pages and downloads need. */
 export interface Context extends Transport {
@@ -33,8 +34,8 @@ export function createContext(options: ClientOptions): Context {
   }
   retryTimeoutIssues(options, issues);
   const { maxResponseBytes = 16 * 1024 * 1024, maxDownloadBytes = 1024 * 1024 * 1024, interactionIds = true, hooks } = options;
-  if (!isByteLimit(maxResponseBytes)) issues.push({ path: "maxResponseBytes", message: "must be an integer >= 1" });
-  if (!isByteLimit(maxDownloadBytes)) issues.push({ path: "maxDownloadBytes", message: "must be an integer >= 1" });
+  checkInteger(maxResponseBytes, 1, "maxResponseBytes", issues);
+  checkInteger(maxDownloadBytes, 1, "maxDownloadBytes", issues);
   if (typeof interactionIds !== "boolean") issues.push({ path: "interactionIds", message: "must be a boolean" });
   if (hooks !== undefined) {
     if (typeof hooks !== "object" || hooks === null) issues.push({ path: "hooks", message: "must be an object" });
@@ -76,16 +77,8 @@ export function createContext(options: ClientOptions): Context {
 }
 
 function checkBaseUrl(value: unknown, path: string, issues: FdxIssue[]): string {
-  if (typeof value === "string") {
-    try {
-      const url = new URL(value);
-      if ((url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username && !url.password) {
-        return trimBase(url.href);
-      }
-    } catch {
-      // reported below
-    }
-  }
+  const url = httpUrl(value);
+  if (url && !url.search && !url.hash) return trimBase(url.href);
   issues.push({ path, message: "must be an absolute http(s) URL without query, fragment or credentials" });
   return "";
 }

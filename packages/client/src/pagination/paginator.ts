@@ -1,3 +1,4 @@
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxNotFoundError, FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { anySignal, noop } from "../internal/abort.js";
@@ -91,9 +92,7 @@ export function createStatementPaginator(p: Context, request: ListRequest, optio
     [Symbol.asyncIterator]: statements,
     pages,
     async toArray({ max } = {}) {
-      if (max !== undefined && !(Number.isSafeInteger(max) && max >= 0)) {
-        throw new FdxValidationError([{ path: "max", message: "must be an integer >= 0" }]);
-      }
+      if (max !== undefined && !isIntegerAtLeast(max, 0)) throw new FdxValidationError([{ path: "max", message: integerMessage(0) }]);
       const out: Statement[] = [];
       if (max === 0) return out;
       for await (const statement of statements()) {
