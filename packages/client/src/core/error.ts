@@ -18,11 +18,15 @@ const BRAND = Symbol.for("fdxkit.error.kinds");
 export class FdxError extends Error {
   /** Stable kind used by the cross-realm `instanceof` check. */
   static readonly kind: string = "FdxError";
+  /** What failed, for an `FdxError` that is not of a subclass: `hook_failed`, `token_failed`, `schema_load_failed`. */
+  declare readonly code?: string | undefined;
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; code?: FdxFailureCode | undefined }) {
     // No `cause` property at all when there is none (options with `cause: undefined` would create one).
-    super(message, options?.cause === undefined ? undefined : options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = (new.target as unknown as { kind: string }).kind;
+    // Only set when given, so the errors of the subclasses show no empty field.
+    if (options?.code !== undefined) this.code = options.code;
     // Only a class's own `kind` counts: a subclass without one must not claim its parent's twice.
     const kinds: string[] = [];
     for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
@@ -88,8 +92,8 @@ export class FdxApiError extends FdxError {
   // Fields of the error classes are `declare`d: each constructor sets them (in the order toJSON shows),
   // so a class field definition would only repeat every name in every bundle.
   declare readonly status: number;
-  /** FDX error code, integer codes normalised to strings (`401` → `"401"`). */
-  declare readonly code: string | undefined;
+  /** FDX error code, integer codes normalised to strings (`401` → `"401"`); a provider may send codes of its own. */
+  declare readonly code: FdxErrorCode | (string & {}) | undefined;
   /** Developer diagnostic from the server. Never branch on it: its text may change at any time. */
   declare readonly debugMessage: string | undefined;
   /** Parsed JSON body, or the body text when it was not JSON. */
@@ -258,6 +262,9 @@ export const FdxErrorCode = {
 } as const;
 
 export type FdxErrorCode = (typeof FdxErrorCode)[keyof typeof FdxErrorCode];
+
+/** The `code` of a bare `FdxError`: a hook threw, the token function failed, or the response schemas did not load. */
+export type FdxFailureCode = "hook_failed" | "token_failed" | "schema_load_failed";
 
 const BY_STATUS: Record<number, typeof FdxApiError> = {
   400: FdxBadRequestError,

@@ -104,7 +104,7 @@ export async function checkResponse(value: unknown, kind: ResponseKind, status: 
   // zod and the response schemas load only for clients that opt in. A failed
   // load (a browser that cannot fetch the chunk) is an FdxError like any other.
   const { responseIssues } = await import("../schemas/responses.js").catch((error: unknown) => {
-    throw new FdxError("Loading the response schemas failed (see cause)", { cause: error });
+    throw new FdxError("Loading the response schemas failed (see cause)", { cause: error, code: "schema_load_failed" });
   });
   const issues = responseIssues(kind, value);
   if (issues.length) throw new FdxResponseError(status, issues, { interactionId });
