@@ -135,7 +135,7 @@ export function isSafeEndpoint(value: unknown): boolean {
 }
 
 /**
- * An OpenID Connect client for one IdP and one OAuth client (DESIGN.md §10).
+ * An OpenID Connect client for one IdP and one OAuth client.
  * Endpoints come from `{issuer}/.well-known/openid-configuration` (read once,
  * when first needed) or from `endpoints`; they must be `https:` (`http:` only
  * to loopback hosts). Options that are wrong throw `FdxValidationError` at once.

@@ -23,10 +23,10 @@ export class FdxError extends Error {
 
   constructor(message: string, options?: { cause?: unknown; code?: FdxFailureCode | undefined }) {
     // No `cause` property at all when there is none (options with `cause: undefined` would create one).
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options?.cause === undefined ? undefined : options);
     this.name = (new.target as unknown as { kind: string }).kind;
     // Only set when given, so the errors of the subclasses show no empty field.
-    if (options?.code !== undefined) this.code = options.code;
+    if (options?.code) this.code = options.code;
     // Only a class's own `kind` counts: a subclass without one must not claim its parent's twice.
     const kinds: string[] = [];
     for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
