@@ -42,6 +42,7 @@ export {
   FdxWebhookError,
   FdxErrorCode,
   type FdxApiErrorInit,
+  type FdxFailureCode,
   type FdxIssue,
 } from "./core/error.js";
 export type * from "./models.js";

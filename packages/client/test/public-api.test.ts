@@ -103,7 +103,9 @@ describe("errors", () => {
   it("FdxApiError fields", () => {
     expectTypeOf<FdxApiError>().toExtend<FdxError>();
     expectTypeOf<FdxApiError["status"]>().toEqualTypeOf<number>();
-    expectTypeOf<FdxApiError["code"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<FdxApiError["code"]>().toEqualTypeOf<FdxErrorCode | (string & {}) | undefined>();
+    expectTypeOf<"1205">().toExtend<FdxApiError["code"]>();
+    expectTypeOf<"a provider's own code">().toExtend<FdxApiError["code"]>();
     expectTypeOf<FdxApiError["message"]>().toEqualTypeOf<string>();
     expectTypeOf<FdxApiError["debugMessage"]>().toEqualTypeOf<string | undefined>();
     expectTypeOf<FdxApiError["body"]>().toEqualTypeOf<unknown>();
@@ -159,5 +161,19 @@ describe("webhooks you can trust (DESIGN.md §4, §5)", () => {
       release(notificationId: string): Promise<void>;
     }>().toExtend<import("../src/webhooks/index.js").DedupeStore>();
     expectTypeOf<import("../src/webhooks/index.js").DedupeStore>().toExtend<NonNullable<import("../src/webhooks/index.js").WebhookHandlerOptions["dedupe"]>>();
+  });
+});
+
+describe("typed discriminants", () => {
+  it("FdxError.code names what failed; FdxAuthError.error and the reauthorization reason are open unions", async () => {
+    const { FdxAuthError, FdxReauthorizationRequiredError } = await import("../src/auth/index.js");
+    type AuthCode = import("../src/auth/index.js").FdxAuthErrorCode;
+    type Reason = import("../src/auth/index.js").FdxReauthorizationReason;
+    expectTypeOf<import("../src/index.js").FdxFailureCode>().toEqualTypeOf<"hook_failed" | "token_failed" | "schema_load_failed">();
+    expectTypeOf<"schema_load_failed">().toExtend<FdxError["code"]>();
+    expectTypeOf<InstanceType<typeof FdxAuthError>["error"]>().toEqualTypeOf<AuthCode>();
+    expectTypeOf<"access_denied" | "invalid_state" | "no_refresh_token" | "invalid_grant" | "an IdP's own">().toExtend<AuthCode>();
+    expectTypeOf<InstanceType<typeof FdxReauthorizationRequiredError>["reason"]>().toEqualTypeOf<Reason>();
+    expectTypeOf<"invalid_grant" | "revoked" | "not_found" | "reauthorization_required">().toExtend<Reason>();
   });
 });

@@ -7,12 +7,14 @@
 // far-future exp, so the checks here would stay anyway. jose would only
 // verify signatures, which the flow does not need (OIDC Core 3.1.3.7: the id
 // token comes straight from the token endpoint over TLS).
-import { FdxApiError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
+import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import { clip, redactText, secretForms } from "../core/redact.js";
 import type { FetchLike } from "../core/options.js";
+import { checkInteger, httpUrl, isLoopbackHost } from "../internal/checks.js";
 import { isRecord } from "../internal/is-record.js";
 import { request, type Transport } from "../internal/request.js";
 import { randomToken, s256 } from "./encoding.js";
+import { clientAuth, postForm, toAuthError, tokenTransport } from "./token-endpoint.js";
 import { FdxAuthError } from "./errors.js";
 import { readTokenAnswer, type KeptIdToken, type TokenChecks } from "./token-answer.js";
 import type { TokenSet } from "./types.js";
@@ -124,30 +126,16 @@ interface Resolved {
 }
 
 const DEFAULT_SCOPE = ["openid", "offline_access"] as const;
-/** Token answers and discovery documents are small; anything bigger is not one. */
-const MAX_BODY_BYTES = 64 * 1024;
 const RESERVED = new Set(["response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method"]);
 
 /** Whether an endpoint may be used: `https:`, or `http:` to a loopback host. */
 export function isSafeEndpoint(value: unknown): boolean {
-  if (typeof value !== "string") return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.username || url.password) return false;
-  if (url.protocol === "https:") return true;
-  return url.protocol === "http:" && isLoopback(url.hostname);
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+  const url = httpUrl(value);
+  return url !== undefined && (url.protocol === "https:" || isLoopbackHost(url.hostname));
 }
 
 /**
- * An OpenID Connect client for one IdP and one OAuth client (DESIGN.md §10).
+ * An OpenID Connect client for one IdP and one OAuth client.
  * Endpoints come from `{issuer}/.well-known/openid-configuration` (read once,
  * when first needed) or from `endpoints`; they must be `https:` (`http:` only
  * to loopback hosts). Options that are wrong throw `FdxValidationError` at once.
@@ -174,7 +162,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     issues.push({ path: "redirectUri", message: "must be an absolute URL" });
   }
   const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) issues.push({ path: "timeoutMs", message: "must be an integer > 0" });
+  checkInteger(timeoutMs, 1, "timeoutMs", issues);
   const authMethod = options.tokenEndpointAuth ?? "client_secret_basic";
   if (authMethod !== "client_secret_basic" && authMethod !== "client_secret_post") {
     issues.push({ path: "tokenEndpointAuth", message: 'must be "client_secret_basic" or "client_secret_post"' });
@@ -195,19 +183,8 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
   if (issues.length) throw new FdxValidationError(issues);
 
   const { clientId, clientSecret, redirectUri } = options;
-  // RFC 6749 §2.3.1: form-urlencode id and secret, then base64 "id:secret".
-  const encodedSecret = formEncode(clientSecret);
-  const basic = btoa(`${formEncode(clientId)}:${encodedSecret}`);
-  const clientSecrets = [...secretForms(clientSecret), ...secretForms(encodedSecret), basic];
-  const transport: Transport = {
-    token: undefined,
-    fetch: options.fetch as FetchLike | undefined,
-    timeoutMs,
-    maxRetries: 0,
-    maxResponseBytes: MAX_BODY_BYTES,
-    interactionIds: false,
-    hooks: undefined,
-  };
+  const { basic, secrets: clientSecrets } = clientAuth(clientId, clientSecret);
+  const transport = tokenTransport(options.fetch, timeoutMs);
 
   let resolved: Promise<Resolved> | undefined;
   const endpoints = (): Promise<Resolved> => {
@@ -230,12 +207,11 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
     }
     const all = [...secrets.flatMap(secretForms), ...clientSecrets];
     try {
-      return await request(
+      return await postForm(
         transport,
         {
-          method: "POST",
           url,
-          body: { type: "application/x-www-form-urlencoded", text: params.toString() },
+          form: params.toString(),
           authorization: authMethod === "client_secret_basic" ? `Basic ${basic}` : "",
           secrets: all,
           options: { timeoutMs: call?.timeoutMs, signal: call?.signal },
@@ -243,7 +219,7 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
         "json",
       );
     } catch (error) {
-      throw oauthError(error);
+      throw toAuthError(error);
     }
   };
 
@@ -372,20 +348,6 @@ export function createAuthClient(options: AuthClientOptions): AuthClient {
 
     revoke,
   };
-}
-
-function formEncode(value: string): string {
-  return new URLSearchParams([["", value]]).toString().slice(1);
-}
-
-/** An OAuth error answer (a JSON body with a string `error`) as `FdxAuthError`; anything else as it was. */
-function oauthError(error: unknown): unknown {
-  if (error instanceof FdxApiError && isRecord(error.body) && typeof error.body.error === "string") {
-    const description = error.body.error_description;
-    // The body was redacted by the request path already.
-    return new FdxAuthError({ error: error.body.error, errorDescription: typeof description === "string" ? description : undefined, status: error.status });
-  }
-  return error;
 }
 
 async function discover(transport: Transport, issuerUrl: string, configured: string, expectedIssuer: string | undefined): Promise<Resolved> {

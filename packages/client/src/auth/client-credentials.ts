@@ -1,8 +1,8 @@
 import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
-import { secretForms } from "../core/redact.js";
 import type { FetchLike, TokenContext } from "../core/options.js";
-import { isRecord } from "../internal/is-record.js";
-import { request, type Transport } from "../internal/request.js";
+import { checkInteger, httpUrl } from "../internal/checks.js";
+import type { Transport } from "../internal/request.js";
+import { clientAuth, parseTokenAnswer, postForm, tokenTransport } from "./token-endpoint.js";
 
 /** Options of {@link clientCredentials}. */
 export interface ClientCredentialsOptions {
@@ -78,18 +78,9 @@ interface TokenConfig {
   secrets: string[];
 }
 
-/** A token answer is small; anything bigger is not one. */
-const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
-
 function checkOptions(options: ClientCredentialsOptions): TokenConfig {
   const issues: FdxIssue[] = [];
-  let tokenUrl = "";
-  try {
-    const url = new URL(options.tokenUrl);
-    if (url.protocol === "https:" || url.protocol === "http:") tokenUrl = url.href;
-  } catch {
-    // reported below
-  }
+  const tokenUrl = httpUrl(options.tokenUrl)?.href ?? "";
   if (!tokenUrl) issues.push({ path: "tokenUrl", message: "must be an absolute http(s) URL" });
   for (const key of ["clientId", "clientSecret"] as const) {
     if (typeof options[key] !== "string" || options[key] === "") issues.push({ path: key, message: "must be a non-empty string" });
@@ -102,46 +93,19 @@ function checkOptions(options: ClientCredentialsOptions): TokenConfig {
         : undefined;
   if (options.scope !== undefined && typeof scope !== "string") issues.push({ path: "scope", message: "must be a string or an array of strings" });
   const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 0)) issues.push({ path: "timeoutMs", message: "must be an integer >= 0" });
+  checkInteger(timeoutMs, 0, "timeoutMs", issues);
   if (issues.length) throw new FdxValidationError(issues);
 
-  // RFC 6749 §2.3.1: form-urlencode id and secret, then base64 "id:secret".
-  const encodedSecret = formEncode(options.clientSecret);
-  const basic = btoa(`${formEncode(options.clientId)}:${encodedSecret}`);
+  const { basic, secrets } = clientAuth(options.clientId, options.clientSecret);
   const body = new URLSearchParams({ grant_type: "client_credentials" });
   if (scope) body.set("scope", scope);
-  return {
-    tokenUrl,
-    basic,
-    body: body.toString(),
-    transport: {
-      token: undefined,
-      fetch: options.fetch as FetchLike | undefined,
-      timeoutMs,
-      maxRetries: 0,
-      maxResponseBytes: MAX_TOKEN_RESPONSE_BYTES,
-      interactionIds: false,
-      hooks: undefined,
-    },
-    secrets: [...secretForms(options.clientSecret), ...secretForms(encodedSecret), basic],
-  };
-}
-
-function formEncode(value: string): string {
-  return new URLSearchParams([["", value]]).toString().slice(1);
+  return { tokenUrl, basic, body: body.toString(), transport: tokenTransport(options.fetch, timeoutMs), secrets };
 }
 
 async function requestToken(config: TokenConfig): Promise<{ token: string; lifetimeMs: number }> {
-  const { text, status, response } = await request(
+  const { text, status, response } = await postForm(
     config.transport,
-    {
-      method: "POST",
-      url: config.tokenUrl,
-      body: { type: "application/x-www-form-urlencoded", text: config.body },
-      authorization: `Basic ${config.basic}`,
-      secrets: config.secrets,
-      options: undefined,
-    },
+    { url: config.tokenUrl, form: config.body, authorization: `Basic ${config.basic}`, secrets: config.secrets, options: undefined },
     // Stryker disable next-line StringLiteral: request() reads the body as text in every mode but "json" and "stream"
     "text",
   );
@@ -157,16 +121,4 @@ async function requestToken(config: TokenConfig): Promise<{ token: string; lifet
   const expiresIn = Number(fields?.expires_in);
   const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : DEFAULT_LIFETIME_MS;
   return { token, lifetimeMs };
-}
-
-/** A token answer's fields: JSON (RFC 6749 §5.1), or form-encoded as some OAuth servers answer. */
-function parseTokenAnswer(text: string, contentType: string): Record<string, unknown> | undefined {
-  if (/x-www-form-urlencoded/i.test(contentType)) return Object.fromEntries(new URLSearchParams(text));
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : undefined;
-  } catch {
-    // Form fields sent under another media type (text/plain) are still a form.
-    return /^[\w.~%+-]+=/.test(text) ? Object.fromEntries(new URLSearchParams(text)) : undefined;
-  }
 }

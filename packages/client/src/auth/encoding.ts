@@ -1,4 +1,6 @@
-// Base64url and randomness for state, nonce, PKCE and the encryption envelope: Web APIs only.
+// Base64url and randomness for state, nonce, PKCE and the encryption envelope,
+// and the reading of AES keys given as base64: Web APIs only.
+import type { FdxIssue } from "../core/error.js";
 
 /** Bytes as base64url without padding (RFC 4648 §5). */
 export function base64url(bytes: Uint8Array): string {
@@ -28,4 +30,23 @@ export function randomToken(size = 32): string {
 /** The PKCE S256 challenge of a verifier (RFC 7636 §4.2). */
 export async function s256(verifier: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+}
+
+/** A key id: it is written into sealed values, so it holds no `.` or `|` that could run into the parts around it. */
+export const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The raw 256-bit keys of a key id → base64 map; what is wrong goes to `issues`, never quoting a key (it is a secret). */
+export function readKeys(keys: unknown, issues: FdxIssue[]): Map<string, Uint8Array<ArrayBuffer>> {
+  const raw = new Map<string, Uint8Array<ArrayBuffer>>();
+  if (typeof keys !== "object" || keys === null) {
+    issues.push({ path: "keys", message: "must be an object of key id to base64 key" });
+    return raw;
+  }
+  for (const [id, value] of Object.entries(keys)) {
+    const bytes = typeof value === "string" ? fromBase64(value.trim()) : undefined;
+    if (!KEY_ID.test(id)) issues.push({ path: `keys.${id}`, message: "a key id is 1 to 64 letters, digits, _ or -" });
+    else if (bytes?.length !== 32) issues.push({ path: `keys.${id}`, message: "must be the base64 of exactly 32 bytes" });
+    else raw.set(id, bytes);
+  }
+  return raw;
 }

@@ -5,7 +5,7 @@
 // value written back under a newer version, or an edited column does not
 // decrypt.
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
-import { base64url, fromBase64 } from "./encoding.js";
+import { base64url, fromBase64, readKeys } from "./encoding.js";
 import { FdxConnectionStoreError } from "./errors.js";
 import { associatedData, rowBinding, TOKEN_FIELDS, type TokenField } from "./row-binding.js";
 import type { Connection, ConnectionStore } from "./types.js";
@@ -36,20 +36,12 @@ export const SEALED_PREFIX = "fdxenc.";
 const PREFIX = `${SEALED_PREFIX}v2.`;
 const LEGACY_PREFIX = `${SEALED_PREFIX}v1.`;
 const PURPOSE = "fdxkit-connection.v2";
-const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The raw keys of the options, or the list of what is wrong with them (never a key itself: it is a secret). */
-function readKeys(options: EncryptionOptions | undefined): Map<string, Uint8Array<ArrayBuffer>> {
+function readOptions(options: EncryptionOptions | undefined): Map<string, Uint8Array<ArrayBuffer>> {
   const issues: FdxIssue[] = [];
-  const raw = new Map<string, Uint8Array<ArrayBuffer>>();
   const keys = options?.keys;
-  if (typeof keys !== "object" || keys === null) issues.push({ path: "keys", message: "must be an object of key id to base64 key" });
-  for (const [id, value] of Object.entries(keys ?? {})) {
-    const bytes = typeof value === "string" ? fromBase64(value.trim()) : undefined;
-    if (!KEY_ID.test(id)) issues.push({ path: `keys.${id}`, message: "a key id is 1 to 64 letters, digits, _ or -" });
-    else if (bytes?.length !== 32) issues.push({ path: `keys.${id}`, message: "must be the base64 of exactly 32 bytes" });
-    else raw.set(id, bytes);
-  }
+  const raw = readKeys(keys, issues);
   if (typeof options?.current !== "string" || !Object.hasOwn(keys ?? {}, options.current)) issues.push({ path: "current", message: "must be one of the key ids of keys" });
   const legacy = options?.legacyEnvelopes;
   if (legacy !== undefined && legacy !== "accept" && legacy !== "refuse") issues.push({ path: "legacyEnvelopes", message: 'must be "accept" or "refuse"' });
@@ -80,7 +72,7 @@ function parseEnvelope(body: string): { keyId: string; iv: Uint8Array<ArrayBuffe
  * connection's) are sealed too, so their rows are bound as well.
  */
 export function encryptConnectionStore(store: ConnectionStore, options: EncryptionOptions): EncryptedConnectionStore {
-  const raw = readKeys(options);
+  const raw = readOptions(options);
   const current = options.current;
   const refuseLegacy = options.legacyEnvelopes === "refuse";
   const imported = new Map<string, Promise<CryptoKey>>();

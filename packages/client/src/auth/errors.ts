@@ -1,10 +1,36 @@
 import { FdxError } from "../core/error.js";
 import { clip } from "../core/redact.js";
 
+/**
+ * `FdxAuthError.error`: an OAuth error code (RFC 6749 §4.1.2.1 and §5.2), one
+ * of the SDK's own checks, or any other code an IdP sends.
+ */
+export type FdxAuthErrorCode =
+  | "access_denied"
+  | "invalid_grant"
+  | "invalid_request"
+  | "invalid_client"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "invalid_scope"
+  | "server_error"
+  | "temporarily_unavailable"
+  | "invalid_state"
+  | "invalid_callback"
+  | "invalid_issuer"
+  | "invalid_nonce"
+  | "invalid_id_token"
+  | "no_refresh_token"
+  | "no_access_token"
+  | (string & {});
+
+/** `FdxReauthorizationRequiredError.reason`: the IdP's refusal of a refresh, or the connection's state. */
+export type FdxReauthorizationReason = "invalid_grant" | "invalid_request" | "reauthorization_required" | "revoked" | "not_found" | (string & {});
+
 /** What an {@link FdxAuthError} is made of. */
 export interface FdxAuthErrorInit {
   /** The OAuth error code (`invalid_grant`, `access_denied`, …) or one of the SDK's own checks (`invalid_state`, `invalid_id_token`, …). */
-  error: string;
+  error: FdxAuthErrorCode;
   errorDescription?: string | undefined;
   /** The HTTP status of the IdP's answer; absent for a callback or a local check. */
   status?: number | undefined;
@@ -21,7 +47,7 @@ export interface FdxAuthErrorInit {
 export class FdxAuthError extends FdxError {
   static override readonly kind: string = "FdxAuthError";
   /** The OAuth error code, or the SDK check that failed. */
-  declare readonly error: string;
+  declare readonly error: FdxAuthErrorCode;
   /** The IdP's `error_description`, or what the SDK's check found. */
   declare readonly errorDescription: string | undefined;
   /** The HTTP status of the IdP's answer; undefined for a callback or a local check. */
@@ -47,9 +73,9 @@ export class FdxReauthorizationRequiredError extends FdxError {
   /** The connection's id. */
   declare readonly connectionId: string;
   /** Why: the IdP's error (`invalid_grant`, `invalid_request`), or `reauthorization_required`, `revoked`, `not_found`. */
-  declare readonly reason: string;
+  declare readonly reason: FdxReauthorizationReason;
 
-  constructor(connectionId: string, reason: string, options?: { cause?: unknown }) {
+  constructor(connectionId: string, reason: FdxReauthorizationReason, options?: { cause?: unknown }) {
     super(`Connection ${JSON.stringify(connectionId)} needs the user's authorization again (${reason})`, options);
     this.connectionId = connectionId;
     this.reason = reason;

@@ -1,5 +1,5 @@
 /**
- * `@fdxkit/client/auth`: end users connect their bank (DESIGN.md §10) — the
+ * `@fdxkit/client/auth`: end users connect their bank — the
  * OpenID Connect authorization-code flow with PKCE, connections with
  * rotating refresh tokens shared safely across processes, and stores.
  * Web APIs only (Fetch, Web Crypto).
@@ -20,7 +20,14 @@ export { createConnections, type Connections, type ConnectionsOptions, type Refr
 export type { ApplyNotificationOptions, ConsentReader, NotificationResult } from "./notification.js";
 export { memoryConnectionStore } from "./memory-store.js";
 export { encryptConnectionStore, type EncryptedConnectionStore, type EncryptionOptions } from "./encrypt-store.js";
-export { FdxAuthError, FdxConnectionStoreError, FdxReauthorizationRequiredError, type FdxAuthErrorInit } from "./errors.js";
+export {
+  FdxAuthError,
+  FdxConnectionStoreError,
+  FdxReauthorizationRequiredError,
+  type FdxAuthErrorCode,
+  type FdxAuthErrorInit,
+  type FdxReauthorizationReason,
+} from "./errors.js";
 export type { Connection, ConnectionLease, ConnectionStatus, ConnectionStore, TokenSet } from "./types.js";
 export type { TokenContext } from "../core/options.js";
 export { openAuthorization, sealAuthorization, type OpenAuthorizationOptions, type PendingAuthorization, type SealAuthorizationOptions } from "./seal.js";

@@ -1,3 +1,4 @@
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxValidationError } from "../core/error.js";
 import type { Connection, ConnectionStore } from "./types.js";
 
@@ -27,9 +28,7 @@ export function memoryConnectionStore(): ConnectionStore {
       return row && copy(row);
     },
     async compareAndSet(id, expectedVersion, next) {
-      if (!Number.isInteger(expectedVersion) || expectedVersion < 0) {
-        throw new FdxValidationError([{ path: "expectedVersion", message: "must be an integer >= 0" }]);
-      }
+      if (!isIntegerAtLeast(expectedVersion, 0)) throw new FdxValidationError([{ path: "expectedVersion", message: integerMessage(0) }]);
       if (next?.id !== id || next.version !== expectedVersion + 1) {
         throw new FdxValidationError([{ path: "next", message: "must carry the same id and version expectedVersion + 1" }]);
       }

@@ -4,9 +4,10 @@
 // AES-256-GCM over Web Crypto; the purpose label, the key id and the
 // connection id are associated data, so a value sealed for one user, or for
 // another use of the same keys, does not open for another.
+import { checkInteger } from "../internal/checks.js";
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { AuthorizationRequest } from "./auth-client.js";
-import { base64url, fromBase64 } from "./encoding.js";
+import { base64url, fromBase64, KEY_ID, readKeys } from "./encoding.js";
 import { FdxAuthError } from "./errors.js";
 
 /** What the callback is checked against: the three values of an {@link AuthorizationRequest}. */
@@ -34,7 +35,6 @@ export interface OpenAuthorizationOptions {
 
 const VERSION = "v1";
 const PURPOSE = "fdxkit-authorization";
-const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const FIELDS = ["state", "nonce", "codeVerifier"] as const;
 /** A cookie holds about 4 KiB with its name and attributes; a quarter of it leaves room for the app's other cookies. */
 const MAX_SEALED = 1024;
@@ -58,7 +58,7 @@ export async function sealAuthorization(request: PendingAuthorization, options: 
   const keys: object = typeof options?.keys === "object" && options.keys !== null ? options.keys : {};
   if (typeof options?.current !== "string" || !Object.hasOwn(keys, options.current)) issues.push({ path: "current", message: "must be one of the key ids of keys" });
   const ttlMs = options?.ttlMs ?? 600_000;
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) issues.push({ path: "ttlMs", message: "must be a positive whole number of milliseconds" });
+  checkInteger(ttlMs, 1, "ttlMs", issues);
   if (issues.length) throw new FdxValidationError(issues);
 
   const keyId = options.current;
@@ -133,22 +133,6 @@ function checkConnectionId(id: unknown, issues: FdxIssue[]): void {
 }
 
 /** The keys as bytes, each checked as `encryptConnectionStore` checks its own. */
-function readKeys(keys: unknown, issues: FdxIssue[]): Map<string, Uint8Array<ArrayBuffer>> {
-  const raw = new Map<string, Uint8Array<ArrayBuffer>>();
-  if (typeof keys !== "object" || keys === null) {
-    issues.push({ path: "keys", message: "must be an object of key id to base64 key" });
-    return raw;
-  }
-  for (const [id, value] of Object.entries(keys)) {
-    const bytes = typeof value === "string" ? fromBase64(value.trim()) : undefined;
-    if (!KEY_ID.test(id)) issues.push({ path: `keys.${id}`, message: "a key id is 1 to 64 letters, digits, _ or -" });
-    // The key is not quoted: it is a secret.
-    else if (bytes?.length !== 32) issues.push({ path: `keys.${id}`, message: "must be the base64 of exactly 32 bytes" });
-    else raw.set(id, bytes);
-  }
-  return raw;
-}
-
 function importKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
 }

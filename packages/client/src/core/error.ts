@@ -1,4 +1,4 @@
-// The errors, in one home (DESIGN.md §9): every class fdxkit throws, the
+// The errors, in one home: every class fdxkit throws, the
 // FDX error codes, and the mapping of a non-2xx answer to its class.
 // Redaction, which every field of these errors passes through, is in
 // redact.ts beside this file.
@@ -18,11 +18,15 @@ const BRAND = Symbol.for("fdxkit.error.kinds");
 export class FdxError extends Error {
   /** Stable kind used by the cross-realm `instanceof` check. */
   static readonly kind: string = "FdxError";
+  /** What failed, for an `FdxError` that is not of a subclass: `hook_failed`, `token_failed`, `schema_load_failed`. */
+  declare readonly code?: string | undefined;
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; code?: FdxFailureCode | undefined }) {
     // No `cause` property at all when there is none (options with `cause: undefined` would create one).
     super(message, options?.cause === undefined ? undefined : options);
     this.name = (new.target as unknown as { kind: string }).kind;
+    // Only set when given, so the errors of the subclasses show no empty field.
+    if (options?.code) this.code = options.code;
     // Only a class's own `kind` counts: a subclass without one must not claim its parent's twice.
     const kinds: string[] = [];
     for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
@@ -88,8 +92,8 @@ export class FdxApiError extends FdxError {
   // Fields of the error classes are `declare`d: each constructor sets them (in the order toJSON shows),
   // so a class field definition would only repeat every name in every bundle.
   declare readonly status: number;
-  /** FDX error code, integer codes normalised to strings (`401` → `"401"`). */
-  declare readonly code: string | undefined;
+  /** FDX error code, integer codes normalised to strings (`401` → `"401"`); a provider may send codes of its own. */
+  declare readonly code: FdxErrorCode | (string & {}) | undefined;
   /** Developer diagnostic from the server. Never branch on it: its text may change at any time. */
   declare readonly debugMessage: string | undefined;
   /** Parsed JSON body, or the body text when it was not JSON. */
@@ -259,6 +263,9 @@ export const FdxErrorCode = {
 
 export type FdxErrorCode = (typeof FdxErrorCode)[keyof typeof FdxErrorCode];
 
+/** The `code` of a bare `FdxError`: a hook threw, the token function failed, or the response schemas did not load. */
+export type FdxFailureCode = "hook_failed" | "token_failed" | "schema_load_failed";
+
 const BY_STATUS: Record<number, typeof FdxApiError> = {
   400: FdxBadRequestError,
   401: FdxUnauthorizedError,
@@ -276,7 +283,7 @@ export interface FailedRequest {
   url: string;
   /** The `x-fapi-interaction-id` sent, if any. */
   interactionId: string | undefined;
-  /** Strings to redact from everything the server sent back (DESIGN.md §3 "Errors"). */
+  /** Strings to redact from everything the server sent back: no error may carry a secret the call sent. */
   secrets: readonly string[];
 }
 
@@ -289,8 +296,7 @@ export interface ApiFailure {
 /**
  * Maps a non-2xx answer (status, headers and the body text read so far) to
  * the `FdxApiError` subclass of its status. FDX bodies carry `code`,
- * `message`, `debugMessage`; OAuth token endpoints `error` and
- * `error_description` (RFC 6749 §5.2): both read the same way.
+ * `message` and `debugMessage`.
  */
 export function toApiError(status: number, statusText: string, headers: Headers, text: string, request: FailedRequest): ApiFailure {
   const { secrets } = request;
@@ -305,11 +311,9 @@ export function toApiError(status: number, statusText: string, headers: Headers,
     // Not JSON (empty, text, HTML): `body` is the text.
   }
   const json = isRecord(parsed) ? parsed : undefined;
-  // OAuth's `error` is a string; FDX's `code` may be an integer.
-  const code = json ? (json.code ?? (typeof json.error === "string" ? json.error : undefined)) : undefined;
-  const message = json
-    ? nonEmpty(json.message) || nonEmpty(json.error_description) || nonEmpty(json.error) || fallback
-    : textMessage(clean, headers, fallback, secrets);
+  // FDX's `code` may be an integer.
+  const code = json?.code;
+  const message = json ? nonEmpty(json.message) || fallback : textMessage(clean, headers, fallback, secrets);
   const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
   const init: FdxApiErrorInit & { retryAfterMs: number | undefined } = {
     status,

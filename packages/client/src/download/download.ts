@@ -2,7 +2,7 @@ import { providerOf } from "../internal/budget.js";
 import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Context } from "../internal/context.js";
-import { isByteLimit } from "../internal/validation.js";
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { isHeaderValue, request } from "../internal/request.js";
 import { toDocument, type StatementDocument } from "./document.js";
 import { targetUrl, type DownloadTarget } from "./target.js";
@@ -15,7 +15,7 @@ export interface DownloadOptions extends RequestOptions {
 
 export async function downloadStatement(ctx: Context, target: DownloadTarget, options: DownloadOptions = {}): Promise<StatementDocument> {
   const { accept = "application/pdf", maxDownloadBytes = ctx.maxDownloadBytes, ...requestOptions } = options;
-  if (!isByteLimit(maxDownloadBytes)) throw new FdxValidationError([{ path: "maxDownloadBytes", message: "must be an integer >= 1" }]);
+  if (!isIntegerAtLeast(maxDownloadBytes, 1)) throw new FdxValidationError([{ path: "maxDownloadBytes", message: integerMessage(1) }]);
   if (typeof accept !== "string" || accept.trim() === "") {
     throw new FdxValidationError([{ path: "accept", message: "must be a non-empty media type" }]);
   }

@@ -6,7 +6,8 @@ import { trimBase } from "./url.js";
 import { checkActorType } from "./actor.js";
 import { checkRateBudget } from "./budget.js";
 import { isRecord } from "./is-record.js";
-import { idCheck, isByteLimit } from "./validation.js";
+import { checkInteger, httpUrl } from "./checks.js";
+import { idCheck } from "./validation.js";
 
 /** A client's settings, checked once: what resources, pages and downloads need. */
 export interface Context extends Transport {
@@ -34,8 +35,8 @@ export function createContext(options: ClientOptions): Context {
   }
   retryTimeoutIssues(options, issues);
   const { maxResponseBytes = 16 * 1024 * 1024, maxDownloadBytes = 1024 * 1024 * 1024, interactionIds = true, hooks } = options;
-  if (!isByteLimit(maxResponseBytes)) issues.push({ path: "maxResponseBytes", message: "must be an integer >= 1" });
-  if (!isByteLimit(maxDownloadBytes)) issues.push({ path: "maxDownloadBytes", message: "must be an integer >= 1" });
+  checkInteger(maxResponseBytes, 1, "maxResponseBytes", issues);
+  checkInteger(maxDownloadBytes, 1, "maxDownloadBytes", issues);
   if (typeof interactionIds !== "boolean") issues.push({ path: "interactionIds", message: "must be a boolean" });
   if (hooks !== undefined) {
     if (typeof hooks !== "object" || hooks === null) issues.push({ path: "hooks", message: "must be an object" });
@@ -79,16 +80,8 @@ export function createContext(options: ClientOptions): Context {
 }
 
 function checkBaseUrl(value: unknown, path: string, issues: FdxIssue[]): string {
-  if (typeof value === "string") {
-    try {
-      const url = new URL(value);
-      if ((url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username && !url.password) {
-        return trimBase(url.href);
-      }
-    } catch {
-      // reported below
-    }
-  }
+  const url = httpUrl(value);
+  if (url && !url.search && !url.hash) return trimBase(url.href);
   issues.push({ path, message: "must be an absolute http(s) URL without query, fragment or credentials" });
   return "";
 }
@@ -114,7 +107,7 @@ export async function checkResponse(value: unknown, kind: ResponseKind, status: 
   // zod and the response schemas load only for clients that opt in. A failed
   // load (a browser that cannot fetch the chunk) is an FdxError like any other.
   const { responseIssues } = await import("../schemas/responses.js").catch((error: unknown) => {
-    throw new FdxError("Loading the response schemas failed (see cause)", { cause: error });
+    throw new FdxError("Loading the response schemas failed (see cause)", { cause: error, code: "schema_load_failed" });
   });
   const issues = responseIssues(kind, value);
   if (issues.length) throw new FdxResponseError(status, issues, { interactionId });

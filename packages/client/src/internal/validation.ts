@@ -1,9 +1,10 @@
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { SubscriptionInput, SubscriptionUpdate } from "../models.js";
+import { isLoopbackHost } from "./checks.js";
 import { isRecord } from "./is-record.js";
 import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } from "../schemas/enums.js";
 
-// Input checks run before anything is sent (DESIGN.md §3 "Input checks").
+// Input checks run before anything is sent, so bad input costs no request.
 // They are plain predicates rather than zod schemas: arguments are flat
 // strings and numbers, and zod's runtime would more than double the main
 // entry's size for them. zod guards the structured, untrusted data: webhook
@@ -12,7 +13,6 @@ import { NOTIFICATION_CATEGORIES as CATEGORIES, NOTIFICATION_TYPES as TYPES } fr
 /** Returns why `value` is unacceptable, or undefined when it is fine. */
 export type Check = (value: unknown) => string | undefined;
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 // The address form zod's `email()` accepts (no quoted local parts, no IP literals), written
 // shorter: \w is [A-Za-z0-9_], and without the u flag, i folds no other letter into a-z.
 const EMAIL = /^(?!\.)(?!.*\.\.)[\w'+.-]*[\w+-]@([a-z\d][a-z\d-]*\.)+[a-z]{2,}$/i;
@@ -38,9 +38,6 @@ export function idCheck(maxLength?: number): Check {
   });
 }
 
-/** A byte limit: an integer >= 1. */
-export const isByteLimit = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
-
 /**
  * `YYYY-MM-DD` naming a real calendar day. Date rolls "2025-02-30" over to
  * March 2 (or refuses it): a real day is one that reads back unchanged.
@@ -60,7 +57,7 @@ export function isCallbackUrl(value: string, allowInsecure: boolean): boolean {
   }
   // The URL parser gives every https: URL a host, or throws.
   if (url.protocol === "https:") return true;
-  return allowInsecure && url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+  return allowInsecure && url.protocol === "http:" && isLoopbackHost(url.hostname);
 }
 
 const oneOf =
@@ -70,7 +67,7 @@ const oneOf =
 
 function callbackUrl(allowInsecure: boolean): Check {
   const message = allowInsecure
-    ? "must be an absolute https: URL, or http: to localhost, 127.0.0.1 or [::1]"
+    ? "must be an absolute https: URL, or http: to a loopback host (localhost, 127.0.0.0/8, [::1])"
     : "must be an absolute https: URL";
   return string((v) => (isCallbackUrl(v, allowInsecure) ? undefined : message));
 }

@@ -1,3 +1,4 @@
+import { httpUrl, integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { FdxValidationError } from "../core/error.js";
 
@@ -87,9 +88,7 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
   const origin = options.origin === undefined ? undefined : checkedOrigin(options.origin);
   const onForbiddenMethod = options.onForbiddenMethod ?? notImplemented;
   const { bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS } = options;
-  if (!(Number.isSafeInteger(bodyTimeoutMs) && bodyTimeoutMs >= 1)) {
-    throw new FdxValidationError([{ path: "bodyTimeoutMs", message: "must be an integer >= 1" }]);
-  }
+  if (!isIntegerAtLeast(bodyTimeoutMs, 1)) throw new FdxValidationError([{ path: "bodyTimeoutMs", message: integerMessage(1) }]);
   return (req, res) => {
     serve(req, res, (request) => (request ? handler(request) : onForbiddenMethod(req)), origin, bodyTimeoutMs).catch((error: unknown) => {
       // Only reached when writing the response itself failed.
@@ -99,14 +98,9 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
 }
 
 function checkedOrigin(value: unknown): string {
-  let url: URL | undefined;
-  try {
-    url = typeof value === "string" ? new URL(value) : undefined;
-  } catch {
-    // reported below
-  }
-  // Nothing but scheme, host and port: a path or credentials would be silently dropped.
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.href !== `${url.origin}/`) {
+  const url = httpUrl(value);
+  // Nothing but scheme, host and port: a path would be silently dropped.
+  if (!url || url.href !== `${url.origin}/`) {
     throw new FdxValidationError([{ path: "origin", message: 'must be an http(s) origin such as "https://hooks.example.com"' }]);
   }
   return url.origin;

@@ -1,3 +1,4 @@
+import { checkInteger } from "../internal/checks.js";
 import { createServer, type Server } from "node:https";
 import type { Certificate, PeerCertificate, SecureContextOptions, TLSSocket } from "node:tls";
 import { FdxError, FdxValidationError, type FdxIssue } from "../core/error.js";
@@ -103,9 +104,7 @@ export function createWebhookServer(options: WebhookServerOptions): Server {
       }
     }
   }
-  if (!Number.isSafeInteger(bodyTimeoutMs) || bodyTimeoutMs < 1) {
-    issues.push({ path: "bodyTimeoutMs", message: "must be a positive integer" });
-  }
+  checkInteger(bodyTimeoutMs, 1, "bodyTimeoutMs", issues);
   let pinned: Set<string> | undefined;
   if (clientCertificates !== undefined) {
     const list = clientCertificates?.fingerprints;

@@ -1,4 +1,5 @@
 import { providerOf } from "../internal/budget.js";
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxNotFoundError, FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import { anySignal, noop } from "../internal/abort.js";
@@ -92,9 +93,7 @@ export function createStatementPaginator(p: Context, request: ListRequest, optio
     [Symbol.asyncIterator]: statements,
     pages,
     async toArray({ max } = {}) {
-      if (max !== undefined && !(Number.isSafeInteger(max) && max >= 0)) {
-        throw new FdxValidationError([{ path: "max", message: "must be an integer >= 0" }]);
-      }
+      if (max !== undefined && !isIntegerAtLeast(max, 0)) throw new FdxValidationError([{ path: "max", message: integerMessage(0) }]);
       const out: Statement[] = [];
       if (max === 0) return out;
       for await (const statement of statements()) {

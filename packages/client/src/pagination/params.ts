@@ -1,3 +1,4 @@
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxValidationError } from "../core/error.js";
 import { checkFields, idCheck, isCalendarDate, type Check, type Fields } from "../internal/validation.js";
 
@@ -47,11 +48,10 @@ const fields: Fields = {
   "startTime?": time,
   "endTime?": time,
   "offset?": (v) =>
-    // Number.isSafeInteger is false for anything but a number (no coercion).
-    (Number.isSafeInteger(v) && (v as number) >= 0) || (typeof v === "string" && v !== "")
+    isIntegerAtLeast(v, 0) || (typeof v === "string" && v !== "")
       ? undefined
       : "must be an integer >= 0 or a non-empty cursor string",
-  "limit?": (v) => (Number.isSafeInteger(v) && (v as number) >= 1 ? undefined : "must be an integer >= 1"),
+  "limit?": (v) => (isIntegerAtLeast(v, 1) ? undefined : integerMessage(1)),
 };
 
 /** Checks `statements.list` parameters; throws `FdxValidationError` listing every bad one. */

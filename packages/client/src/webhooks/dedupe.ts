@@ -1,3 +1,4 @@
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxValidationError } from "../core/error.js";
 
 /**
@@ -52,9 +53,7 @@ export const DEFAULT_DEDUPE_TTL_MS = 86_400_000;
 export function memoryDedupe(options: MemoryDedupeOptions = {}): DedupeStore {
   const max = options.max ?? 10_000;
   const ttlMs = options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS;
-  if (!Number.isSafeInteger(max) || max < 1) {
-    throw new FdxValidationError([{ path: "max", message: "must be a positive integer" }]);
-  }
+  if (!isIntegerAtLeast(max, 1)) throw new FdxValidationError([{ path: "max", message: integerMessage(1) }]);
   if (typeof ttlMs !== "number" || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
     throw new FdxValidationError([{ path: "ttlMs", message: "must be a positive number of milliseconds" }]);
   }

@@ -1,3 +1,4 @@
+import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxValidationError, FdxWebhookError } from "../core/error.js";
 import type { Notification } from "../schemas/notification.js";
 import { readBodyWithLimit, TOO_LARGE } from "./body.js";
@@ -77,9 +78,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   if (typeof onNotification !== "function") {
     throw new FdxValidationError([{ path: "onNotification", message: "must be a function" }]);
   }
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new FdxValidationError([{ path: "maxBodyBytes", message: "must be a non-negative integer" }]);
-  }
+  if (!isIntegerAtLeast(maxBodyBytes, 0)) throw new FdxValidationError([{ path: "maxBodyBytes", message: integerMessage(0) }]);
   if (onError !== undefined && typeof onError !== "function") {
     throw new FdxValidationError([{ path: "onError", message: "must be a function" }]);
   }

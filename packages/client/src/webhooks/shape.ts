@@ -1,3 +1,4 @@
+import { isRecord } from "../internal/is-record.js";
 import type { Notification } from "../schemas/notification.js";
 
 // The checks of `notificationSchema` (schemas/notification.ts), written out by
@@ -7,13 +8,10 @@ import type { Notification } from "../schemas/notification.js";
 // which names the issues. test/webhooks/shape.test.ts holds the two equal
 // (same verdict, same result) over generated values.
 
-type Dict = Record<string, unknown>;
-
-const isDict = (value: unknown): value is Dict => typeof value === "object" && value !== null && !Array.isArray(value);
 const optionalString = (value: unknown) => value === undefined || typeof value === "string";
 
 function isLink(value: unknown): boolean {
-  if (!isDict(value) || typeof value.href !== "string" || !optionalString(value.action) || !optionalString(value.rel)) return false;
+  if (!isRecord(value) || typeof value.href !== "string" || !optionalString(value.action) || !optionalString(value.rel)) return false;
   const types = value.types;
   if (types === undefined) return true;
   if (!Array.isArray(types)) return false;
@@ -25,10 +23,10 @@ const isOptionalLink = (value: unknown) => value === undefined || isLink(value);
 
 const isOptionalParty = (value: unknown) =>
   value === undefined ||
-  (isDict(value) && optionalString(value.name) && optionalString(value.type) && optionalString(value.registry) && optionalString(value.registeredEntityId));
+  (isRecord(value) && optionalString(value.name) && optionalString(value.type) && optionalString(value.registry) && optionalString(value.registeredEntityId));
 
 /** One `customFields` member as the schema takes it. */
-export const isCustomField = (value: unknown) => isDict(value) && optionalString(value.name) && optionalString(value.value);
+export const isCustomField = (value: unknown) => isRecord(value) && optionalString(value.name) && optionalString(value.value);
 
 function isOptionalCustomFields(value: unknown): boolean {
   if (value === undefined) return true;
@@ -44,12 +42,12 @@ function isOptionalCustomFields(value: unknown): boolean {
  * transform does.
  */
 export function asNotification(value: unknown): Notification | undefined {
-  if (!isDict(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const payload = value.notificationPayload;
   if (
     typeof value.category !== "string" ||
     typeof value.type !== "string" ||
-    !isDict(payload) ||
+    !isRecord(payload) ||
     !optionalString(value.notificationId) ||
     !optionalString(value.sentOn) ||
     !isOptionalParty(value.subscriber) ||
@@ -62,6 +60,6 @@ export function asNotification(value: unknown): Notification | undefined {
   ) {
     return undefined;
   }
-  if (isDict(payload.customFields)) payload.customFields = [payload.customFields];
+  if (isRecord(payload.customFields)) payload.customFields = [payload.customFields];
   return value as Notification;
 }

@@ -479,7 +479,7 @@ describe("option and input checks name each path and rule", () => {
       { path: "clientSecret", message: NON_EMPTY },
       { path: "issuer", message: HTTPS_RULE },
       { path: "redirectUri", message: "must be an absolute URL" },
-      { path: "timeoutMs", message: "must be an integer > 0" },
+      { path: "timeoutMs", message: "must be an integer >= 1" },
       { path: "tokenEndpointAuth", message: 'must be "client_secret_basic" or "client_secret_post"' },
       { path: "expectedIssuer", message: NON_EMPTY },
     ]);
@@ -495,7 +495,7 @@ describe("option and input checks name each path and rule", () => {
     expect(issuesOf(() => createAuthClient({ ...base, issuer: 5, endpoints } as never))).toEqual([{ path: "issuer", message: NON_EMPTY }]);
     expect(issuesOf(() => createAuthClient({ ...base, clientId: "", issuer: "https://idp.example.com", timeoutMs: -1 }))).toEqual([
       { path: "clientId", message: NON_EMPTY },
-      { path: "timeoutMs", message: "must be an integer > 0" },
+      { path: "timeoutMs", message: "must be an integer >= 1" },
     ]);
     // The boundaries that pass.
     for (const extra of [{ timeoutMs: 1 }, { tokenEndpointAuth: "client_secret_basic" }, { tokenEndpointAuth: "client_secret_post" }, { expectedIssuer: "/x" }] as const) {

@@ -91,7 +91,7 @@ describe("subscription input", () => {
       { path: "callbackEmail", message: "must be an e-mail address" },
     ]);
     expect(issuesOf(() => subscriptionInputCheck(true)({ ...input, callbackUrl: "ws://localhost/h" }))).toEqual([
-      { path: "callbackUrl", message: "must be an absolute https: URL, or http: to localhost, 127.0.0.1 or [::1]" },
+      { path: "callbackUrl", message: "must be an absolute https: URL, or http: to a loopback host (localhost, 127.0.0.0/8, [::1])" },
     ]);
   });
 

@@ -24,6 +24,8 @@ describe("validateResponses when the response schemas cannot be loaded", () => {
     expect(error).toBeInstanceOf(FdxError);
     expect(error).not.toBeInstanceOf(FdxResponseError);
     expect(error.message).toBe("Loading the response schemas failed (see cause)");
+    expect(error.code).toBe("schema_load_failed");
+    expect(error.toJSON()).toMatchObject({ name: "FdxError", code: "schema_load_failed" });
     expect(error.cause).toBeDefined();
     expect(error.cause).not.toBeInstanceOf(FdxError);
     // vitest reports a throwing factory as its own error, with the factory's error as cause.

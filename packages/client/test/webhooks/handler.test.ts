@@ -283,8 +283,8 @@ describe("createWebhookHandler, called directly", () => {
     const cases: [unknown, string, string][] = [
       [{}, "onNotification", "Invalid input: onNotification: must be a function"],
       [{ onNotification: "notify" }, "onNotification", "Invalid input: onNotification: must be a function"],
-      [{ onNotification: () => {}, maxBodyBytes: -1 }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be a non-negative integer"],
-      [{ onNotification: () => {}, maxBodyBytes: Number.NaN }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be a non-negative integer"],
+      [{ onNotification: () => {}, maxBodyBytes: -1 }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be an integer >= 0"],
+      [{ onNotification: () => {}, maxBodyBytes: Number.NaN }, "maxBodyBytes", "Invalid input: maxBodyBytes: must be an integer >= 0"],
       [{ onNotification: () => {}, onError: 1 }, "onError", "Invalid input: onError: must be a function"],
       [undefined, "", "Invalid input: options must be an object with onNotification"],
       [null, "", "Invalid input: options must be an object with onNotification"],
