@@ -340,7 +340,6 @@ const attacks = {
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
     const base = notificationBody([{ name: "a", value: "b" }]);
     let other = 0;
-    let rejected = 0;
     for (let i = 0; i < 3000; i++) {
       let body = base;
       const kind = i % 5;
@@ -352,8 +351,7 @@ const attacks = {
       try {
         webhooks.parseNotification(body);
       } catch (error) {
-        if (error instanceof webhooks.FdxWebhookError) rejected++;
-        else other++;
+        if (!(error instanceof webhooks.FdxWebhookError)) other++;
       }
     }
     const polluted = {}.polluted !== undefined;

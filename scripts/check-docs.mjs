@@ -253,7 +253,7 @@ const prelude = path.join(work, "check-docs-prelude.d.ts");
 writeFileSync(prelude, readFileSync(path.join(root, "scripts/check-docs-prelude.d.ts")));
 const sources = new Map();
 snippets.forEach((b, n) => {
-  const prelude = b.marker.startsWith("prelude") ? b.marker.replace(/^prelude\s+/, "") + "\n" : "";
+  const prelude = b.marker.startsWith("prelude") ? `${b.marker.replace(/^prelude\s+/, "")}\n` : "";
   const name = path.join(work, `${n}-${b.file.replace(/[^\w]+/g, "_")}-${b.line}.mts`);
   writeFileSync(name, `${prelude}${b.code}\nexport {};\n`);
   sources.set(name, { block: b, offset: prelude ? prelude.split("\n").length - 1 : 0 });
@@ -305,7 +305,7 @@ async function freePort() {
 // warn "Unknown env config" on stderr, which a block's `2>&1` would put into its compared output.
 const blockEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 
-function startBackground(b, code, until) {
+function startBackground(code, until) {
   const child = spawn("bash", ["-euo", "pipefail", "-c", code], { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true, env: blockEnv });
   let output = "";
   const ready = new Promise((resolve, reject) => {
@@ -415,7 +415,7 @@ if (runCommands) {
         lastStdout = null;
         if (b.marker.startsWith("background")) {
           const until = /"([^"]+)"/.exec(b.marker)[1];
-          const job = startBackground(b, code, until);
+          const job = startBackground(code, until);
           background.push(job);
           try {
             await job.ready;

@@ -24,6 +24,7 @@ const gates = [
   ["build", `${pnpm} run build`],
   ["API reference: TypeDoc, warnings as errors", `${pnpm} run docs:api`],
   ["typecheck", `${pnpm} run typecheck`],
+  ["lint and format: 0 warnings", `${pnpm} run lint`],
   ["browser bundles: no Node built-ins, size budgets", "node scripts/check-bundle.mjs"],
   ["attacks: every hostile server replayed against the built client, outcomes as committed", "node scripts/attacks.mjs --check"],
   ["package gates: publint, attw (on the packed tarball)", "node scripts/check-packages.mjs"],

@@ -11,7 +11,6 @@
 // package, as @fdxkit/postgres's tests do); without one the section reports
 // that it did not run.
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";

@@ -26,14 +26,14 @@ function describe(error) {
 }
 
 const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
-const unescape = (text) => text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]);
+const unescapeHtml = (text) => text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]);
 
 /** What a browser would post back from the IdP's page: the form's action, its hidden fields, and the account checkboxes. */
 function readForm(html, pageUrl) {
   const action = /<form method="post" action="([^"]*)">/.exec(html);
   check(action, `no form on the page: ${html.slice(0, 200)}`);
-  const inputs = (type) => [...html.matchAll(new RegExp(`<input type="${type}"[^>]* name="([^"]*)" value="([^"]*)"`, "g"))].map(([, n, v]) => [unescape(n), unescape(v)]);
-  return { action: new URL(unescape(action[1]), pageUrl).href, hidden: inputs("hidden"), accounts: inputs("checkbox").filter(([n]) => n === "accounts").map(([, v]) => v) };
+  const inputs = (type) => [...html.matchAll(new RegExp(`<input type="${type}"[^>]* name="([^"]*)" value="([^"]*)"`, "g"))].map(([, n, v]) => [unescapeHtml(n), unescapeHtml(v)]);
+  return { action: new URL(unescapeHtml(action[1]), pageUrl).href, hidden: inputs("hidden"), accounts: inputs("checkbox").filter(([n]) => n === "accounts").map(([, v]) => v) };
 }
 
 async function postForm(action, fields) {

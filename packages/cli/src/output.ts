@@ -72,7 +72,6 @@ export class Output {
  * C0, and a terminal may act on a raw U+009B (CSI) in server text.
  */
 function jsonText(value: unknown, indent?: number): string {
-  // eslint-disable-next-line no-control-regex
   return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -2,13 +2,14 @@
 // (ESC ] … up to BEL or ST, or the C1 OSC), the string commands DCS, SOS, PM
 // and APC (up to ST), and any other two-byte ESC sequence. An unterminated
 // string command is cut to the end of the text, as a terminal would swallow it.
-// eslint-disable-next-line no-control-regex
+// biome-ignore-start lint/suspicious/noControlCharactersInRegex: matching control sequences is what this pattern is for
 const SEQUENCES = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+// biome-ignore-end lint/suspicious/noControlCharactersInRegex: the pattern above
 // C0 and C1 controls but newline and tab, and the bidirectional formatting
 // characters (the Arabic letter mark, LRM/RLM, the embeddings and overrides
 // U+202A–U+202E, the isolates U+2066–U+2069): from a server, U+202E can make
 // a file name or a message read backwards on the terminal ("Trojan Source").
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

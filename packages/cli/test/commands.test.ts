@@ -16,7 +16,7 @@ afterEach(() => mock.reset());
 afterAll(() => mock.close());
 
 /** Runs the CLI against the mock with --json and parses stdout. */
-async function json<T = any>(args: string[]): Promise<{ code: number | null; data: T; stderr: string }> {
+async function json<T = unknown>(args: string[]): Promise<{ code: number | null; data: T; stderr: string }> {
   const result = await runCli([...args, ...flags, "--json"]);
   if (result.code !== 0) throw new Error(`exit ${result.code}\n${result.stderr}`);
   return { code: result.code, data: JSON.parse(result.stdout) as T, stderr: result.stderr };
@@ -26,7 +26,7 @@ describe("subscriptions", () => {
   it("create, list, get, update, test and delete, as JSON", async () => {
     const receiver = await startServer((_req, res) => res.end());
     try {
-      const created = await json([
+      const created = await json<{ subscriptionId: string }>([
         "subscriptions", "create", "--category", "CONSENT", "--type", "CONSENT_REVOKED",
         "--callback-url", `${receiver.url}/hooks`, "--allow-insecure-callback-urls", "--callback-email", "ops@example.com",
       ]);
@@ -144,16 +144,16 @@ describe("statements list", () => {
   const provider = () => mock.seed.providerId;
 
   it("lists all statements across pages, newest first", async () => {
-    const { data } = await json(["statements", "list", "--provider", provider(), "--account", "ACC-1001"]);
+    const { data } = await json<{ statementDate: string }[]>(["statements", "list", "--provider", provider(), "--account", "ACC-1001"]);
     expect(data).toHaveLength(24);
-    expect(data[0].statementDate.slice(0, 10)).toBe("2026-10-31");
-    expect(data[23].statementDate.slice(0, 10)).toBe("2024-11-30");
+    expect(data[0]!.statementDate.slice(0, 10)).toBe("2026-10-31");
+    expect(data[23]!.statementDate.slice(0, 10)).toBe("2024-11-30");
   });
 
   it("--from/--to take whole days (inclusive) and --limit caps the count", async () => {
-    const range = await json(["statements", "list", "--provider", provider(), "--account", "ACC-1003", "--from", "2025-06-30", "--to", "2025-08-31"]);
-    expect(range.data.map((s: { statementDate: string }) => s.statementDate.slice(0, 10))).toEqual(["2025-08-31", "2025-07-31", "2025-06-30"]);
-    expect(range.data[0].status).toBe("FAILED");
+    const range = await json<{ statementDate: string; status: string }[]>(["statements", "list", "--provider", provider(), "--account", "ACC-1003", "--from", "2025-06-30", "--to", "2025-08-31"]);
+    expect(range.data.map((s) => s.statementDate.slice(0, 10))).toEqual(["2025-08-31", "2025-07-31", "2025-06-30"]);
+    expect(range.data[0]!.status).toBe("FAILED");
     const limited = await json(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--limit", "5"]);
     expect(limited.data).toHaveLength(5);
   });
@@ -305,7 +305,7 @@ describe("errors in the command's terms", () => {
 
   it("server text reaches the terminal without its control sequences", async () => {
     const hostile = "no such consent \u001b]0;pwned\u0007\u001b[2J\u001b[31mhere\u001b[0m\u009b1m";
-    const server = await startServer((req, res) => {
+    const server = await startServer((_req, res) => {
       res.statusCode = 404;
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ code: 701, message: hostile, debugMessage: "line\nerror: forged \u001b[1mline" }));
@@ -319,10 +319,12 @@ describe("errors in the command's terms", () => {
       expect(exported.code).toBe(4);
       expect(exported.stderr).toContain("a: the statement list could not be read\nerror: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n");
       expect(exported.stdout).toMatch(/^Export incomplete: the statement list of 1 account\(s\) could not be read/);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the assertion is that no control character is left
       for (const out of [exported.stdout, exported.stderr, text.stdout]) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
 
       // --json keeps the server's text as data, escaped by JSON: nothing a terminal acts on.
       const json = await runCli(["consents", "get", "c", "--base-url", server.url, "--token", TOKEN, "--json"]);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the assertion is that no control character is left
       expect(json.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
       expect(JSON.parse(json.stderr).error.message).toBe(hostile);
     } finally {

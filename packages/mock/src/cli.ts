@@ -82,30 +82,34 @@ function readWebhookTls(cert: string | undefined, key: string | undefined, ca: s
   };
 }
 
+function parseFlags() {
+  return parseArgs({
+    options: {
+      port: { type: "string", default: "4010" },
+      host: { type: "string", default: "127.0.0.1" },
+      token: { type: "string" },
+      latency: { type: "string" },
+      faults: { type: "string" },
+      "fault-seed": { type: "string" },
+      pagination: { type: "string" },
+      "no-prev-links": { type: "boolean" },
+      "redirect-documents": { type: "boolean" },
+      "require-user-tokens": { type: "boolean" },
+      "require-actor-type": { type: "string", multiple: true },
+      "provider-rate-limit": { type: "string", multiple: true },
+      "retry-delays": { type: "string" },
+      "webhook-cert": { type: "string" },
+      "webhook-key": { type: "string" },
+      "webhook-ca": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  }).values;
+}
+
 async function main(): Promise<void> {
-  let values;
+  let values: ReturnType<typeof parseFlags>;
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: "string", default: "4010" },
-        host: { type: "string", default: "127.0.0.1" },
-        token: { type: "string" },
-        latency: { type: "string" },
-        faults: { type: "string" },
-        "fault-seed": { type: "string" },
-        pagination: { type: "string" },
-        "no-prev-links": { type: "boolean" },
-        "redirect-documents": { type: "boolean" },
-        "require-user-tokens": { type: "boolean" },
-        "require-actor-type": { type: "string", multiple: true },
-        "provider-rate-limit": { type: "string", multiple: true },
-        "retry-delays": { type: "string" },
-        "webhook-cert": { type: "string" },
-        "webhook-key": { type: "string" },
-        "webhook-ca": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
+    values = parseFlags();
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   }

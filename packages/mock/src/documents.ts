@@ -21,8 +21,8 @@ function toBase64Url(bytes: Uint8Array): string {
 
 /** An object-store style XML error (S3's shape), as a document host would send it. */
 export function storageError(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
-  const escape = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escape(message)}</Message></Error>`;
+  const escapeXml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message></Error>`;
   return new Response(body, { status, headers: { "Content-Type": "application/xml", ...headers } });
 }
 

@@ -60,7 +60,7 @@ async function refuseConnect(req: IncomingMessage, socket: Socket): Promise<void
   const response = finishResponse(methodNotAllowed(ALLOW), interactionId(req));
   const body = Buffer.from(await response.arrayBuffer());
   let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
-  response.headers.forEach((value, name) => (head += `${name}: ${value}\r\n`));
+  for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;
   head += `content-length: ${body.byteLength}\r\nconnection: close\r\n\r\n`;
   socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
 }

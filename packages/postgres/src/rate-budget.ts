@@ -1,4 +1,4 @@
-import { FdxAbortError, FdxValidationError, type ActorType, type FdxIssue, type RateBudget, type RateLimit } from "@fdxkit/client";
+import { FdxAbortError, FdxValidationError, type FdxIssue, type RateBudget, type RateLimit } from "@fdxkit/client";
 import { checkKey, createIfMissing, guarded, quoteTable, type Queryable } from "./sql.js";
 
 /** Options of {@link postgresRateBudget}. */

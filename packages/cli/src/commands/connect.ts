@@ -143,8 +143,8 @@ const PAGE_HEADERS = {
 };
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {
-  const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  res.writeHead(status, PAGE_HEADERS).end(`<!doctype html><meta charset="utf-8"><title>${escape(title)}</title><h1>${escape(title)}</h1><p>${escape(text)}</p>\n`);
+  const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  res.writeHead(status, PAGE_HEADERS).end(`<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>\n`);
 }
 
 /** The redirect's listener: 127.0.0.1, a free port, only `GET /callback` with our own Host. */

@@ -7,10 +7,10 @@ import { displayDate, flagRange } from "../dates.js";
 import { ExitCode, exitCodeFor, UsageError } from "../errors.js";
 import { readAccounts } from "../export/accounts.js";
 import { exportConnections } from "../export/connections.js";
-import { exportStatements, type ExportSummary } from "../export/export.js";
+import { exportStatements, type ExportResult, type ExportSummary } from "../export/export.js";
 import { barProgress, lineProgress } from "../export/progress.js";
 import { AimdController } from "../export/rate-limit.js";
-import { parseShard, shardOf, type Shard } from "../export/shard.js";
+import { parseShard, shardOf } from "../export/shard.js";
 import { addYears } from "../export/windows.js";
 import { formatBytes, formatDuration, stripControls, table } from "../output.js";
 
@@ -159,7 +159,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       process.on("SIGTERM", onSignal);
       const run = (client: FdxClient, providerId: string, accounts: readonly string[]) =>
         exportStatements({ client, providerId, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress, redact: (text) => output.redact(text) });
-      let result;
+      let result: ExportResult;
       try {
         if (byConnection) {
           await exportConnections(ctx, state, options, { run, shard, signal: controller.signal, progress });

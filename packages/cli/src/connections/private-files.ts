@@ -5,6 +5,7 @@
 // files PGlite adds while a command runs (WAL segments, relation files) are
 // covered too; meanwhile the data directory itself is 0700 and nobody else
 // can reach into it.
+import type { Stats } from "node:fs";
 import { chmod, lstat, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 
@@ -25,7 +26,7 @@ export interface TreeModes {
 export async function privateTree(root: string): Promise<TreeModes> {
   const result: TreeModes = { entries: 0, fixed: 0 };
   const visit = async (target: string): Promise<void> => {
-    let info;
+    let info: Stats;
     try {
       info = await lstat(target);
     } catch (error) {

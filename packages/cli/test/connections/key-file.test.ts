@@ -27,7 +27,7 @@ describe("loadOrCreateKey", () => {
   it("makes 32 random bytes of base64, 0600 in a 0700 directory, whatever the umask; then reads the same key", async () => {
     const file = path.join(root, "one", "fdxkit", "key");
     const previous = process.umask(0);
-    let made;
+    let made: Awaited<ReturnType<typeof loadOrCreateKey>>;
     try {
       made = await loadOrCreateKey(file);
     } finally {

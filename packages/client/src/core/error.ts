@@ -39,14 +39,17 @@ export class FdxError extends Error {
   static override [Symbol.hasInstance](instance: unknown): boolean {
     // The prototype check answers false for primitives; `?.` keeps null and undefined from throwing.
     const kinds = (instance as Record<symbol, unknown> | null | undefined)?.[BRAND];
+    // biome-ignore-start lint/complexity/noThisInStatic: `this` is the class `instanceof` was asked about, a subclass included
     return (
       Function.prototype[Symbol.hasInstance].call(this, instance) ||
       (Object.hasOwn(this, "kind") && Array.isArray(kinds) && kinds.includes((this as { kind: string }).kind))
     );
+    // biome-ignore-end lint/complexity/noThisInStatic: the range above
   }
 
   /** Type guard equivalent of `instanceof`, for code that prefers a function. */
   static is<T extends abstract new (...args: never[]) => FdxError>(this: T, value: unknown): value is InstanceType<T> {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `is` was called on, so `FdxAuthError.is` checks for FdxAuthError
     return value instanceof (this as unknown as typeof FdxError);
   }
 

@@ -3,7 +3,7 @@ import {
   createAuthClient,
   createConnections,
   encryptConnectionStore,
-  FdxAuthError,
+  type FdxAuthError,
   FdxConnectionStoreError,
   FdxReauthorizationRequiredError,
   memoryConnectionStore,

@@ -75,7 +75,7 @@ describe("the Request handed to the handler", () => {
     });
     const socket = net.connect(port, "127.0.0.1");
     await new Promise<void>((resolve) => socket.once("connect", resolve));
-    socket.write("POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + "a".repeat(100));
+    socket.write(`POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n${"a".repeat(100)}`);
     await new Promise((r) => setTimeout(r, 50));
     socket.destroy();
     const error = await outcome.promise;

@@ -101,7 +101,7 @@ describe.runIf(transport === "node")("node:http: codings", () => {
   });
 
   it("a 205 answer's body is not decoded (no body is expected of one)", async () => {
-    const url = await raw((socket) => socket.end(head(["content-encoding: gzip", "content-length: 5", "connection: close"], "205 Reset Content") + "plain"));
+    const url = await raw((socket) => socket.end(`${head(["content-encoding: gzip", "content-length: 5", "connection: close"], "205 Reset Content")}plain`));
     const reply = await sendNode(`${url}/`, {}, undefined);
     const reader = reply.body!.getReader();
     expect(text(await reader.read())).toBe("plain");
@@ -154,7 +154,7 @@ describe.runIf(transport === "node")("node:http: what is sent", () => {
   it("Host is the URL's host, sent once, unless the caller names one", async () => {
     const got: string[][] = [];
     const server = await http((req, res) => {
-      got.push(req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").map((_, i) => req.headers.host!));
+      got.push(req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").map(() => req.headers.host!));
       res.end();
     });
     const port = new URL(server.url).port;
@@ -301,7 +301,7 @@ describe.runIf(transport === "node")("node:http: the body's reader", () => {
     const request = new Promise<void>((resolve) => (requested = resolve));
     const url = await raw((s) => {
       socket = s;
-      s.write(head(["content-length: 100"]) + "partial");
+      s.write(`${head(["content-length: 100"])}partial`);
       requested();
     });
     const reply = await sendNode(`${url}/`, {}, undefined);
@@ -324,7 +324,7 @@ describe.runIf(transport === "node")("node:http: the body's reader", () => {
     }
     const agent = new Capture();
     closers.push(() => agent.destroy());
-    const url = await raw((s) => s.end(head(["content-length: 100"]) + "partial"));
+    const url = await raw((s) => s.end(`${head(["content-length: 100"])}partial`));
     const reply = await sendNode(`${url}/`, {}, { http: agent });
     // Node's own 'close' handler (which destroys the answer) was added first, so it has run by the time this one does.
     const [socket] = sockets;
@@ -398,7 +398,7 @@ describe.runIf(transport === "node")("node:http: the body's reader", () => {
   });
 
   it("a body cancelled, then read: done, as a web stream's reader is", async () => {
-    const url = await raw((socket) => socket.write(head(["content-length: 100"]) + "partial"));
+    const url = await raw((socket) => socket.write(`${head(["content-length: 100"])}partial`));
     const reply = await sendNode(`${url}/`, {}, undefined);
     const reader = reply.body!.getReader();
     await reader.cancel();

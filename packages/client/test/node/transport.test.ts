@@ -134,7 +134,7 @@ describe.runIf(transport === "node")("node:http", () => {
     }));
     expect(got.slice(0, 4)).toEqual(["/a/b?x=1&y=2", "/%2Fx/a.pdf", "/b", "/a/b/"]);
     // An origin seen before, with credentials added, is still refused.
-    await expect(sendNode(server.url.replace("//", "//user:pw@") + "/a", {}, undefined)).rejects.toThrow(/credentials/);
+    await expect(sendNode(`${server.url.replace("//", "//user:pw@")}/a`, {}, undefined)).rejects.toThrow(/credentials/);
   });
 
   it("speaks https: through its own keep-alive agent, or through the one given as `agent.https` (a private CA here)", async () => {

@@ -7,14 +7,14 @@ import type { components as C } from "../../src/generated/consents.js";
 import type { components as N } from "../../src/generated/notifications.js";
 import type { components as S } from "../../src/generated/statements.js";
 import type { OpenEnums } from "../../src/internal/open-enum.js";
-import { subscriptionInputCheck, subscriptionUpdateCheck } from "../../src/internal/validation.js";
-import { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "../../src/schemas/enums.js";
+import type { subscriptionInputCheck, subscriptionUpdateCheck } from "../../src/internal/validation.js";
+import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "../../src/schemas/enums.js";
 import type { ConsentGrant, MaintenanceNotification, Notification, Statement, StatementList, Subscription } from "../../src/index.js";
-import { consentGrantSchema } from "../../src/schemas/consent.js";
-import { maintenanceNotificationSchema } from "../../src/schemas/maintenance.js";
-import { notificationSchema } from "../../src/schemas/notification.js";
-import { statementListSchema, statementSchema } from "../../src/schemas/statement.js";
-import { subscriptionSchema } from "../../src/schemas/subscription.js";
+import type { consentGrantSchema } from "../../src/schemas/consent.js";
+import type { maintenanceNotificationSchema } from "../../src/schemas/maintenance.js";
+import type { notificationSchema } from "../../src/schemas/notification.js";
+import type { statementListSchema, statementSchema } from "../../src/schemas/statement.js";
+import type { subscriptionSchema } from "../../src/schemas/subscription.js";
 
 /** Drops the `[key: string]: unknown` that `looseObject` adds, recursively: what is left is the declared shape. */
 type Declared<T> = T extends string | number | boolean | bigint | symbol | null | undefined

@@ -45,7 +45,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
 export function routes(table: Record<string, unknown>): Handler {
   return (req, res) => {
     const url = req.url ?? "";
-    if (Object.prototype.hasOwnProperty.call(table, url)) return json(res, 200, table[url]);
+    if (Object.hasOwn(table, url)) return json(res, 200, table[url]);
     json(res, 404, { code: "701", message: `no route for ${url}` });
   };
 }

@@ -35,7 +35,11 @@ export const consentNotification = {
   url: { href: "/consents/v1/cns-7f3e2a", action: "GET", rel: "consent", types: ["application/json"] },
 } as const;
 
+/** A notification copy the tests reshape at will, wrong types included, to reach the parser's error paths. */
+// biome-ignore lint/suspicious/noExplicitAny: planting values of the wrong type is the point of these tests; this alias is the one place that allows it
+export type Reshapable = any;
+
 /** A deep, mutable copy, for tests that change members. */
-export function copyOf<T>(value: T): any {
+export function copyOf<T>(value: T): Reshapable {
   return JSON.parse(JSON.stringify(value));
 }

@@ -170,13 +170,14 @@ describe("prototype pollution payloads", () => {
 });
 
 /** The kind of deep merge that prototype-pollution attacks target. */
-function naiveMerge(target: Record<string, any>, source: Record<string, any>): void {
+function naiveMerge(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const k in source) {
-    if (typeof source[k] === "object" && source[k] !== null) {
+    const value = source[k];
+    if (typeof value === "object" && value !== null) {
       if (typeof target[k] !== "object" && typeof target[k] !== "function") target[k] = {};
-      naiveMerge(target[k], source[k]);
+      naiveMerge(target[k] as Record<string, unknown>, value as Record<string, unknown>);
     } else {
-      target[k] = source[k];
+      target[k] = value;
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isConsentNotification, isMaintenanceNotification, parseNotification } from "../../src/webhooks/index.js";
-import { consentNotification, copyOf, maintenanceNotification } from "./fixtures.js";
+import { consentNotification, copyOf, maintenanceNotification, type Reshapable } from "./fixtures.js";
 
 describe("type guards", () => {
   it("recognise a maintenance notification by its payload idType", () => {
@@ -25,11 +25,11 @@ describe("type guards", () => {
   });
 
   it.each([
-    ["no idType", (n: any) => delete n.notificationPayload.idType],
-    ["an idType this SDK does not know", (n: any) => (n.notificationPayload.idType = "ACCOUNT")],
-    ["idType in another case", (n: any) => (n.notificationPayload.idType = "consent")],
-    ["no payload id", (n: any) => delete n.notificationPayload.id],
-    ["an empty payload id", (n: any) => (n.notificationPayload.id = "")],
+    ["no idType", (n: Reshapable) => delete n.notificationPayload.idType],
+    ["an idType this SDK does not know", (n: Reshapable) => (n.notificationPayload.idType = "ACCOUNT")],
+    ["idType in another case", (n: Reshapable) => (n.notificationPayload.idType = "consent")],
+    ["no payload id", (n: Reshapable) => delete n.notificationPayload.id],
+    ["an empty payload id", (n: Reshapable) => (n.notificationPayload.id = "")],
   ])("match neither with %s", (_, change) => {
     const n = copyOf(consentNotification);
     change(n);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FdxError, FdxWebhookError } from "../../src/core/error.js";
 import { parseNotification } from "../../src/webhooks/index.js";
-import { consentNotification, copyOf, maintenanceNotification } from "./fixtures.js";
+import { consentNotification, copyOf, maintenanceNotification, type Reshapable } from "./fixtures.js";
 
 function rejection(input: unknown): FdxWebhookError {
   try {
@@ -156,22 +156,22 @@ describe("parseNotification: rejections", () => {
   });
 
   it.each([
-    ["category", (n: any) => (n.category = 1), "must be a string"],
-    ["type", (n: any) => (n.type = null), "must be a string"],
-    ["notificationPayload", (n: any) => (n.notificationPayload = "cns-7f3e2a"), "must be an object"],
-    ["notificationPayload.id", (n: any) => (n.notificationPayload.id = 7), "must be a string"],
-    ["notificationPayload.idType", (n: any) => (n.notificationPayload.idType = ["CONSENT"]), "must be a string"],
-    ["notificationPayload.customFields", (n: any) => (n.notificationPayload.customFields = "status=revoked"), "must be an array of name/value objects, or one such object"],
-    ["notificationPayload.customFields", (n: any) => (n.notificationPayload.customFields = null), "must be an array of name/value objects, or one such object"],
-    ["notificationPayload.customFields.0", (n: any) => (n.notificationPayload.customFields[0] = "x"), "must be an object"],
-    ["notificationPayload.customFields.0.value", (n: any) => (n.notificationPayload.customFields[0].value = 3), "must be a string"],
-    ["notificationPayload.url.types.1", (n: any) => n.notificationPayload.url.types.push(5), "must be a string"],
-    ["sentOn", (n: any) => (n.sentOn = 1742030531000), "must be a string"],
-    ["subscriber.name", (n: any) => (n.subscriber.name = { first: "a" }), "must be a string"],
-    ["publisher", (n: any) => (n.publisher = "Example Bank"), "must be an object"],
-    ["url.href", (n: any) => (n.url.href = null), "must be a string"],
-    ["url.types.1", (n: any) => n.url.types.push(5), "must be a string"],
-    ["url.action", (n: any) => (n.url.action = 1), "must be a string"],
+    ["category", (n: Reshapable) => (n.category = 1), "must be a string"],
+    ["type", (n: Reshapable) => (n.type = null), "must be a string"],
+    ["notificationPayload", (n: Reshapable) => (n.notificationPayload = "cns-7f3e2a"), "must be an object"],
+    ["notificationPayload.id", (n: Reshapable) => (n.notificationPayload.id = 7), "must be a string"],
+    ["notificationPayload.idType", (n: Reshapable) => (n.notificationPayload.idType = ["CONSENT"]), "must be a string"],
+    ["notificationPayload.customFields", (n: Reshapable) => (n.notificationPayload.customFields = "status=revoked"), "must be an array of name/value objects, or one such object"],
+    ["notificationPayload.customFields", (n: Reshapable) => (n.notificationPayload.customFields = null), "must be an array of name/value objects, or one such object"],
+    ["notificationPayload.customFields.0", (n: Reshapable) => (n.notificationPayload.customFields[0] = "x"), "must be an object"],
+    ["notificationPayload.customFields.0.value", (n: Reshapable) => (n.notificationPayload.customFields[0].value = 3), "must be a string"],
+    ["notificationPayload.url.types.1", (n: Reshapable) => n.notificationPayload.url.types.push(5), "must be a string"],
+    ["sentOn", (n: Reshapable) => (n.sentOn = 1742030531000), "must be a string"],
+    ["subscriber.name", (n: Reshapable) => (n.subscriber.name = { first: "a" }), "must be a string"],
+    ["publisher", (n: Reshapable) => (n.publisher = "Example Bank"), "must be an object"],
+    ["url.href", (n: Reshapable) => (n.url.href = null), "must be a string"],
+    ["url.types.1", (n: Reshapable) => n.url.types.push(5), "must be a string"],
+    ["url.action", (n: Reshapable) => (n.url.action = 1), "must be a string"],
   ])("has a wrong type at %s", (path, change, message) => {
     const n = copyOf(consentNotification);
     change(n);
@@ -214,9 +214,9 @@ describe("parseNotification: rejections", () => {
   });
 
   it.each([
-    ["notificationPayload.id", (n: any) => (n.notificationPayload.id = 10n)],
-    ["notificationPayload.customFields.0.value", (n: any) => (n.notificationPayload.customFields[0].value = Symbol("v"))],
-    ["extra.1", (n: any) => (n.extra = [1, () => 1])],
+    ["notificationPayload.id", (n: Reshapable) => (n.notificationPayload.id = 10n)],
+    ["notificationPayload.customFields.0.value", (n: Reshapable) => (n.notificationPayload.customFields[0].value = Symbol("v"))],
+    ["extra.1", (n: Reshapable) => (n.extra = [1, () => 1])],
   ])("names the path of a value JSON cannot hold, given directly: %s", (path, change) => {
     const n = copyOf(consentNotification);
     change(n);
@@ -276,9 +276,9 @@ describe("parseNotification: a body of many bad fields", () => {
 
   // The bad members are looked for past the first 20 members, not among them only.
   it.each([
-    ["url.types", (n: any, members: unknown[]) => (n.url.types = members)],
-    ["notificationPayload.url.types", (n: any, members: unknown[]) => (n.notificationPayload.url.types = members)],
-    ["notificationPayload.customFields", (n: any, members: unknown[]) => (n.notificationPayload.customFields = members)],
+    ["url.types", (n: Reshapable, members: unknown[]) => (n.url.types = members)],
+    ["notificationPayload.url.types", (n: Reshapable, members: unknown[]) => (n.notificationPayload.url.types = members)],
+    ["notificationPayload.customFields", (n: Reshapable, members: unknown[]) => (n.notificationPayload.customFields = members)],
   ])("names a bad member of %s that follows 25 good ones, at its own index", (path, set) => {
     const n = copyOf(consentNotification);
     const good = path.endsWith("types") ? "application/json" : { name: "reason", value: "user request" };
@@ -289,9 +289,9 @@ describe("parseNotification: a body of many bad fields", () => {
   // Past some 100 000 issues zod's own `push(...issues)` overflows the stack:
   // each long array must be cut down before zod sees it.
   it.each([
-    ["url.types", (n: any, members: unknown[]) => (n.url.types = members)],
-    ["notificationPayload.url.types", (n: any, members: unknown[]) => (n.notificationPayload.url.types = members)],
-    ["notificationPayload.customFields", (n: any, members: unknown[]) => (n.notificationPayload.customFields = members)],
+    ["url.types", (n: Reshapable, members: unknown[]) => (n.url.types = members)],
+    ["notificationPayload.url.types", (n: Reshapable, members: unknown[]) => (n.notificationPayload.url.types = members)],
+    ["notificationPayload.customFields", (n: Reshapable, members: unknown[]) => (n.notificationPayload.customFields = members)],
   ])("names the first 20 of a million bad members of %s, and throws FdxWebhookError (not RangeError)", (path, set) => {
     const n = copyOf(consentNotification);
     set(n, Array.from({ length: 1_000_000 }, () => 0));

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type { z } from "zod/mini";
 import type { components } from "../../src/generated/notifications.js";
-import { notificationSchema, hateoasLinkSchema } from "../../src/schemas/notification.js";
+import type { notificationSchema, hateoasLinkSchema } from "../../src/schemas/notification.js";
 import {
   isConsentNotification,
   isMaintenanceNotification,

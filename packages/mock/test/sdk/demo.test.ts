@@ -34,7 +34,7 @@ it("the quickstart demo exits 0, prints its summary and leaves valid PDFs", asyn
     /^done in \d+\.\d s$/,
   ];
   expect(lines).toHaveLength(expected.length);
-  lines.forEach((line, n) => expect(line).toMatch(expected[n]!));
+  for (const [n, line] of lines.entries()) expect(line).toMatch(expected[n]!);
   // The same subscription was created and then deleted.
   expect(lines[2]!.split(" ").at(-2)).toBe(lines[6]!.split(/ +/)[1]);
 
