@@ -280,7 +280,7 @@ async function callToken(token: (context: TokenContext) => string | Promise<stri
     // The token function is not covered by the timeout, but the caller can still give up on it.
     return await raceAbort(Promise.resolve(token({ rejected, signal })), signal);
   } catch (error) {
-    throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error });
+    throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error, code: "token_failed" });
   }
 }
 
@@ -458,7 +458,7 @@ async function runHook<E>(name: string, hook: (event: E) => void | Promise<void>
   try {
     await hook(payload);
   } catch (error) {
-    throw new FdxError(`The ${name} hook threw (see cause)`, { cause: error });
+    throw new FdxError(`The ${name} hook threw (see cause)`, { cause: error, code: "hook_failed" });
   }
 }
 

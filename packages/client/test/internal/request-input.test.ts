@@ -144,6 +144,7 @@ describe("hooks", () => {
     const error = await rejectionOf(client({ maxRetries: 1, hooks: { onRetry: vi.fn(() => { throw thrown; }) } }).consents.get("c-1"));
     expect(error).toBeInstanceOf(FdxError);
     expect((error as FdxError).message).toBe("The onRetry hook threw (see cause)");
+    expect((error as FdxError).code).toBe("hook_failed");
     expect((error as FdxError).cause).toBe(thrown);
     expect(seen).toHaveLength(1);
   });

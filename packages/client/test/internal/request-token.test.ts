@@ -164,6 +164,7 @@ describe("the token function", () => {
     const error = (await rejectionOf(createClient({ baseUrl: BASE, token }).consents.get("c-1"))) as FdxError;
     expect(error).toBeInstanceOf(FdxError);
     expect(error.message).toBe("The token function failed (see cause)");
+    expect(error.code).toBe("token_failed");
     expect(error.cause).toBe(thrown);
     expect(seen).toHaveLength(0);
   });
