@@ -1,4 +1,6 @@
-import type { RateBudget } from "../rate-budget/types.js";
+import type { ActorType, RateBudget } from "../rate-budget/types.js";
+
+export type { ActorType };
 import type { FdxError } from "./error.js";
 
 /** What a token function is told when it is called (DESIGN.md §3 "Tokens"). */
@@ -15,13 +17,6 @@ export interface TokenContext {
  */
 export type TokenProvider = string | ((context: TokenContext) => string | Promise<string>);
 
-/**
- * Who is asking, sent on statement calls as FDX's `FDX-API-Actor-Type`
- * (`USER` or `BATCH`): `"user"` when an end user waits for the answer (a
- * page, a button), `"batch"` for a job nobody waits on. Providers that
- * prioritise by it route each call accordingly; some refuse calls without it.
- */
-export type ActorType = "user" | "batch";
 
 /** A `fetch`-compatible function. The SDK calls it with a single `Request` (`globalThis.fetch` itself, given as `fetch`, as `fetch(url, init)`). */
 export type FetchLike = (input: Request) => Promise<Response>;

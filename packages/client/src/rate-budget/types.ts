@@ -1,7 +1,11 @@
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
-import type { ActorType } from "../core/options.js";
-
-export type { ActorType };
+/**
+ * Who is asking, sent on statement calls as FDX's `FDX-API-Actor-Type`
+ * (`USER` or `BATCH`): `"user"` when an end user waits for the answer (a
+ * page, a button), `"batch"` for a job nobody waits on. Providers that
+ * prioritise by it route each call accordingly; some refuse calls without it.
+ */
+export type ActorType = "user" | "batch";
 
 /**
  * A provider's request budget, shared by whoever holds the same one: every
