@@ -92,7 +92,7 @@ describe("connect → export → revoked at the bank → export → revoke", () 
     const keyFile = path.join(config, "fdxkit", "key");
     expect(result.stderr).toBe(
       `fdxkit: made an encryption key for the stored tokens in ${keyFile} (keep it: without it they cannot be used; FDXKIT_ENCRYPTION_KEY overrides it)\n` +
-        `error: the stored connections do not decrypt with the key file ${keyFile}: set FDXKIT_ENCRYPTION_KEY to the key they were written with (The idToken of connection "sandbox-bank:user_good" does not decrypt: a wrong key, or the value was changed or moved)\n`,
+        `error: the stored connections do not decrypt with the key file ${keyFile}: set FDXKIT_ENCRYPTION_KEY to the key they were written with (The idToken of connection "sandbox-bank:user_good" does not decrypt: a wrong key, or the value or its row was changed (a column edited, or an older value written back))\n`,
     );
     const plain = await runCli(["connections", "refresh", "sandbox-bank:user_good", "--plaintext-store"], envFor(store()));
     expect(plain).toMatchObject({ code: 2, stderr: "error: the stored connections are encrypted: set FDXKIT_ENCRYPTION_KEY to the key they were written with\n" });
