@@ -121,35 +121,7 @@ export function postgresRateBudget(db: Queryable, options: PostgresRateBudgetOpt
     return creating;
   };
 
-  // $1 provider, $2 perSecond, $3 burst, $4 tokens this actor needs, $5 is a user call.
-  // The row is refilled and, when there is enough and nothing holds the call back, one token taken; a refused
-  // user call marks the row so that batch calls everywhere wait. wait_ms says when to ask again.
-  const takeSql = `WITH s AS (
-  SELECT provider_id, clock_timestamp() AS now, paused_until, users_waiting_until,
-    LEAST($3::float8, tokens + $2::float8 * GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - updated_at))::float8) AS avail
-  FROM ${quoted} WHERE provider_id = $1 FOR UPDATE
-), d AS (
-  SELECT s.*, (COALESCE(paused_until <= now, true) AND avail >= $4::float8 AND ($5::boolean OR COALESCE(users_waiting_until <= now, true))) AS took FROM s
-)
-UPDATE ${quoted} AS b SET
-  tokens = d.avail - CASE WHEN d.took THEN 1 ELSE 0 END,
-  updated_at = GREATEST(d.now, b.updated_at),
-  users_waiting_until = CASE WHEN $5::boolean AND NOT d.took
-    THEN GREATEST(b.users_waiting_until, d.now + make_interval(secs => GREATEST(0, (1 - d.avail) / $2::float8) + ${USER_MARK_S}))
-    ELSE b.users_waiting_until END
-FROM d WHERE b.provider_id = d.provider_id
-RETURNING d.took AS took, GREATEST(
-  EXTRACT(EPOCH FROM d.paused_until - d.now)::float8 * 1000,
-  ($4::float8 - d.avail) / $2::float8 * 1000,
-  CASE WHEN $5::boolean THEN NULL ELSE EXTRACT(EPOCH FROM d.users_waiting_until - d.now)::float8 * 1000 END
-) AS wait_ms`;
-  const createRowSql = `INSERT INTO ${quoted} (provider_id, tokens, updated_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (provider_id) DO NOTHING`;
-  // The provider refused: the bucket is empty, and fills again only once the pause ends.
-  const pauseSql = `INSERT INTO ${quoted} AS b (provider_id, tokens, updated_at, paused_until)
-VALUES ($1, 0, clock_timestamp() + $2::float8 * interval '1 millisecond', clock_timestamp() + $2::float8 * interval '1 millisecond')
-ON CONFLICT (provider_id) DO UPDATE SET tokens = 0,
-  paused_until = GREATEST(b.paused_until, EXCLUDED.paused_until),
-  updated_at = GREATEST(b.updated_at, EXCLUDED.updated_at)`;
+  const { takeSql, createRowSql, pauseSql } = budgetSql(quoted);
 
   const rowsMade = new Set<string>();
   const lines = new Map<string, Line>();
@@ -265,4 +237,38 @@ ON CONFLICT (provider_id) DO UPDATE SET tokens = 0,
       lines.get(providerId)?.wake?.();
     },
   };
+}
+
+/** The three statements of a budget on `quoted` (a validated, quoted table name). */
+function budgetSql(quoted: string): { takeSql: string; createRowSql: string; pauseSql: string } {
+  // $1 provider, $2 perSecond, $3 burst, $4 tokens this actor needs, $5 is a user call.
+  // The row is refilled and, when there is enough and nothing holds the call back, one token taken; a refused
+  // user call marks the row so that batch calls everywhere wait. wait_ms says when to ask again.
+  const takeSql = `WITH s AS (
+  SELECT provider_id, clock_timestamp() AS now, paused_until, users_waiting_until,
+    LEAST($3::float8, tokens + $2::float8 * GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - updated_at))::float8) AS avail
+  FROM ${quoted} WHERE provider_id = $1 FOR UPDATE
+  ), d AS (
+  SELECT s.*, (COALESCE(paused_until <= now, true) AND avail >= $4::float8 AND ($5::boolean OR COALESCE(users_waiting_until <= now, true))) AS took FROM s
+  )
+  UPDATE ${quoted} AS b SET
+  tokens = d.avail - CASE WHEN d.took THEN 1 ELSE 0 END,
+  updated_at = GREATEST(d.now, b.updated_at),
+  users_waiting_until = CASE WHEN $5::boolean AND NOT d.took
+    THEN GREATEST(b.users_waiting_until, d.now + make_interval(secs => GREATEST(0, (1 - d.avail) / $2::float8) + ${USER_MARK_S}))
+    ELSE b.users_waiting_until END
+  FROM d WHERE b.provider_id = d.provider_id
+  RETURNING d.took AS took, GREATEST(
+  EXTRACT(EPOCH FROM d.paused_until - d.now)::float8 * 1000,
+  ($4::float8 - d.avail) / $2::float8 * 1000,
+  CASE WHEN $5::boolean THEN NULL ELSE EXTRACT(EPOCH FROM d.users_waiting_until - d.now)::float8 * 1000 END
+  ) AS wait_ms`;
+  const createRowSql = `INSERT INTO ${quoted} (provider_id, tokens, updated_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (provider_id) DO NOTHING`;
+  // The provider refused: the bucket is empty, and fills again only once the pause ends.
+  const pauseSql = `INSERT INTO ${quoted} AS b (provider_id, tokens, updated_at, paused_until)
+  VALUES ($1, 0, clock_timestamp() + $2::float8 * interval '1 millisecond', clock_timestamp() + $2::float8 * interval '1 millisecond')
+  ON CONFLICT (provider_id) DO UPDATE SET tokens = 0,
+  paused_until = GREATEST(b.paused_until, EXCLUDED.paused_until),
+  updated_at = GREATEST(b.updated_at, EXCLUDED.updated_at)`;
+  return { takeSql, createRowSql, pauseSql };
 }
