@@ -19,4 +19,4 @@ export { FdxPostgresError, type PostgresOperation } from "./errors.js";
 export type { Queryable } from "./sql.js";
 export type { Connection, ConnectionLease, ConnectionStatus, ConnectionStore } from "./types.js";
 export { postgresRateBudget, rateBudgetTableSql, type PostgresRateBudget, type PostgresRateBudgetOptions } from "./rate-budget.js";
-export { openPGlite, type OpenPGliteOptions } from "./pglite.js";
+export { openPGlite, type OpenedPGlite, type OpenPGliteOptions } from "./pglite.js";

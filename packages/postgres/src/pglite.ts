@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
+import type { Queryable } from "./sql.js";
 
 /** Options of {@link openPGlite}. */
 export interface OpenPGliteOptions {
@@ -21,8 +22,16 @@ export interface OpenPGliteOptions {
    * (`~/.cache/fdxkit`).
    */
   templateDir?: string | false;
-  /** More PGlite options (not `dataDir` nor `loadDataDir`, which this function sets). */
-  pglite?: Omit<PGliteOptions, "dataDir" | "loadDataDir">;
+  /**
+   * More PGlite options (not `dataDir` nor `loadDataDir`, which this function sets). Typed loosely on purpose:
+   * PGlite's own option types need Emscripten's, which an app that never opens PGlite should not have to install.
+   */
+  pglite?: Record<string, unknown>;
+}
+
+/** The database `openPGlite` opens: what the stores use of it, and `close()`. (It is a PGlite instance.) */
+export interface OpenedPGlite extends Queryable {
+  close(): Promise<void>;
 }
 
 // A few hundred rows need no 128 MB cache; setting that up alone took most of
@@ -34,11 +43,12 @@ const START_PARAMS = ["-c", "shared_buffers=16MB"];
  * undefined. A new database starts from the prepared template (made on first
  * use, which costs one initdb); an existing one is opened as it is.
  */
-export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = {}): Promise<PGlite> {
+export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = {}): Promise<OpenedPGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
+  const given = options.pglite as Omit<PGliteOptions, "dataDir" | "loadDataDir"> | undefined;
   const base: PGliteOptions = {
-    ...options.pglite,
-    startParams: [...(options.pglite?.startParams ?? PGlite.defaultStartParams), ...START_PARAMS],
+    ...given,
+    startParams: [...(given?.startParams ?? PGlite.defaultStartParams), ...START_PARAMS],
   };
   const withDir = (extra: PGliteOptions): PGliteOptions => (dataDir === undefined ? { ...base, ...extra } : { ...base, ...extra, dataDir });
   const isNew = dataDir === undefined || !existsSync(path.join(dataDir, "PG_VERSION"));
