@@ -19,7 +19,7 @@ async function roundTrip(dataDir: string | undefined, value: string): Promise<st
   try {
     await db.query("CREATE TABLE IF NOT EXISTS t (v text)");
     await db.query("INSERT INTO t VALUES ($1)", [value]);
-    return (await db.query<{ v: string }>("SELECT v FROM t ORDER BY v")).rows.map((r) => r.v);
+    return ((await db.query("SELECT v FROM t ORDER BY v")).rows as Array<{ v: string }>).map((r) => r.v);
   } finally {
     await db.close();
   }
