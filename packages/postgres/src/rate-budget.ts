@@ -13,7 +13,7 @@ export interface PostgresRateBudgetOptions {
   createTable?: boolean;
 }
 
-/** A {@link RateBudget} on PostgreSQL, with the table behind it. */
+/** A `RateBudget` (from `@fdxkit/client`) on PostgreSQL, with the table behind it. */
 export interface PostgresRateBudget extends RateBudget {
   /** Creates the table when it is missing (every method does this first). */
   ready(): Promise<void>;

@@ -9,7 +9,10 @@ import type { Connection } from "./types.js";
 
 /** What {@link Connections.applyNotification} needs of a client: the consent lookup (`createClient(...)` has it). */
 export interface ConsentReader {
-  consents: { get(consentId: string): Promise<{ status?: string | undefined }> };
+  consents: {
+    /** Reads a consent grant (`client.consents.get`). */
+    get(consentId: string): Promise<{ status?: string | undefined }>;
+  };
 }
 
 /** Options of {@link Connections.applyNotification}. */
