@@ -31,6 +31,7 @@ export interface OpenPGliteOptions {
 
 /** The database `openPGlite` opens: what the stores use of it, and `close()`. (It is a PGlite instance.) */
 export interface OpenedPGlite extends Queryable {
+  /** Closes the database (and flushes what it wrote). */
   close(): Promise<void>;
 }
 
