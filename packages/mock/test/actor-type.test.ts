@@ -1,32 +1,12 @@
 // FDX-API-Actor-Type at the HTTP level (fetch, no SDK): what `requests()` records, and `requireActorType`,
 // against the real server and the same through createMockHandlers under msw.
-import { setupServer } from "msw/node";
-import { afterEach, describe, expect, it } from "vitest";
-import { createMockApp, createMockHandlers, startMockServer, type MockControls, type MockOptions } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createMockApp, type MockControls } from "../src/index.js";
+import { useEitherMock } from "./helpers.js";
 
 const LIST = "/products/statements/v2/sandbox-bank/ACC-1001";
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-async function start(kind: "server" | "msw", options: MockOptions = {}): Promise<MockControls> {
-  if (kind === "server") {
-    const mock = await startMockServer(options);
-    close = () => mock.close();
-    return mock;
-  }
-  const handlers = createMockHandlers(options);
-  const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: "error" });
-  close = async () => {
-    server.close();
-    await handlers.mock.dispose();
-  };
-  return handlers.mock;
-}
+const start = useEitherMock();
 
 function call(mock: MockControls, path: string, actorType?: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers({ Authorization: `Bearer ${mock.token}` });

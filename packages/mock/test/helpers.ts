@@ -1,6 +1,7 @@
 import net from "node:net";
-import { afterAll, beforeAll } from "vitest";
-import { startMockServer, type MockServer, type MockServerOptions } from "../src/index.js";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { createMockHandlers, startMockServer, type MockControls, type MockOptions, type MockServer, type MockServerOptions } from "../src/index.js";
 
 /** A mock server for the whole test file, with a raw-fetch helper that sends the token. */
 export function useMockServer(options: MockServerOptions = {}) {
@@ -71,4 +72,31 @@ export function parseAnswer(data: Buffer, head = false): RawAnswer | undefined {
   const length = head ? 0 : Number(headers["content-length"] ?? 0);
   if (data.byteLength < end + 4 + length) return undefined;
   return { status: Number(statusLine.split(" ")[1]), headers, body: data.subarray(end + 4, end + 4 + length).toString("utf8") };
+}
+
+/**
+ * Starts the sandbox the two ways a test compares — a real server, or msw's
+ * handlers in this process — and closes whichever was started after each test.
+ */
+export function useEitherMock(): (kind: "server" | "msw", options?: MockOptions) => Promise<MockControls> {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+  return async (kind, options = {}) => {
+    if (kind === "server") {
+      const mock = await startMockServer(options);
+      close = () => mock.close();
+      return mock;
+    }
+    const handlers = createMockHandlers(options);
+    const server = setupServer(...handlers);
+    server.listen({ onUnhandledRequest: "error" });
+    close = async () => {
+      server.close();
+      await handlers.mock.dispose();
+    };
+    return handlers.mock;
+  };
 }

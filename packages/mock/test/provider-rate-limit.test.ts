@@ -1,34 +1,14 @@
 // providerRateLimits: a provider's own fixed-window limit on statement calls,
 // against the real server and the same through createMockHandlers under msw,
 // at the HTTP level (fetch, no SDK).
-import { setupServer } from "msw/node";
-import { afterEach, describe, expect, it } from "vitest";
-import { createMockApp, createMockHandlers, startMockServer, type MockControls, type MockOptions, type StatementList } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createMockApp, type MockControls, type StatementList } from "../src/index.js";
+import { useEitherMock } from "./helpers.js";
 
 const ACCOUNT = "ACC-1004"; // 105 weekly statements
 const TOO_MANY = { code: "1207", message: "Too Many Requests" };
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-async function start(kind: "server" | "msw", options: MockOptions): Promise<MockControls> {
-  if (kind === "server") {
-    const mock = await startMockServer(options);
-    close = () => mock.close();
-    return mock;
-  }
-  const handlers = createMockHandlers(options);
-  const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: "error" });
-  close = async () => {
-    server.close();
-    await handlers.mock.dispose();
-  };
-  return handlers.mock;
-}
+const start = useEitherMock();
 
 function call(mock: MockControls, url: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);

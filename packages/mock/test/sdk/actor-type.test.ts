@@ -1,34 +1,13 @@
 // The SDK against the sandbox, on the real server and under msw: actorType where a provider requires it
 // (as the sandbox records it), and an account without statements as an empty list.
 import { FdxBadRequestError, FdxNotFoundError } from "@fdxkit/client";
-import { setupServer } from "msw/node";
-import { afterEach, describe, expect, it } from "vitest";
-import { createMockHandlers, startMockServer, type MockControls, type MockOptions } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { isPdf, sdkClient } from "./helpers.js";
+import { useEitherMock } from "../helpers.js";
 
 const PROVIDER = "sandbox-bank";
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-async function start(kind: "server" | "msw", options: MockOptions = {}): Promise<MockControls> {
-  if (kind === "server") {
-    const mock = await startMockServer(options);
-    close = () => mock.close();
-    return mock;
-  }
-  const handlers = createMockHandlers(options);
-  const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: "error" });
-  close = async () => {
-    server.close();
-    await handlers.mock.dispose();
-  };
-  return handlers.mock;
-}
+const start = useEitherMock();
 
 describe.each(["server", "msw"] as const)("%s", (kind) => {
   it("a provider that requires the actor type refuses a client without one, and serves one with it", async () => {

@@ -2,33 +2,13 @@
 // real server and under msw: the 429 reaches the caller as FdxRateLimitError
 // with its Retry-After, and the default retries wait it out.
 import { createClient, FdxRateLimitError } from "@fdxkit/client";
-import { setupServer } from "msw/node";
-import { afterEach, describe, expect, it } from "vitest";
-import { createMockHandlers, startMockServer, type MockControls, type MockOptions } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import type { MockControls } from "../../src/index.js";
+import { useEitherMock } from "../helpers.js";
 
 const ACCOUNT = "ACC-1004"; // 105 weekly statements: 3 pages of 50
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-async function start(kind: "server" | "msw", options: MockOptions): Promise<MockControls> {
-  if (kind === "server") {
-    const mock = await startMockServer(options);
-    close = () => mock.close();
-    return mock;
-  }
-  const handlers = createMockHandlers(options);
-  const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: "error" });
-  close = async () => {
-    server.close();
-    await handlers.mock.dispose();
-  };
-  return handlers.mock;
-}
+const start = useEitherMock();
 
 /** A client on the mock with its default retries unless told, recording when each attempt went and how it was answered. */
 function client(mock: MockControls, maxRetries?: number) {

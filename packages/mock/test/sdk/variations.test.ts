@@ -2,34 +2,14 @@
 // FDX page objects, no prev links, faults survived by retries, latency with a
 // rate limit, and documents behind a redirect.
 import { FdxRateLimitError, type Statement } from "@fdxkit/client";
-import { setupServer } from "msw/node";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createMockHandlers, startMockServer, type MockControls, type MockOptions } from "../../src/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startMockServer } from "../../src/index.js";
 import { isPdf, sdkClient } from "./helpers.js";
+import { useEitherMock } from "../helpers.js";
 
 const ACCOUNT = "ACC-1004"; // 105 weekly statements
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-async function start(kind: "server" | "msw", options: MockOptions): Promise<MockControls> {
-  if (kind === "server") {
-    const mock = await startMockServer(options);
-    close = () => mock.close();
-    return mock;
-  }
-  const handlers = createMockHandlers(options);
-  const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: "error" });
-  close = async () => {
-    server.close();
-    await handlers.mock.dispose();
-  };
-  return handlers.mock;
-}
+const start = useEitherMock();
 
 const ids = (statements: Statement[]) => statements.map((s) => s.statementId);
 
