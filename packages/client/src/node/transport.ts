@@ -65,16 +65,35 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       agent: (secure ? (agent?.https ?? (httpsAgent ??= new (https().Agent)({ keepAlive: true }))) : (agent?.http ?? (httpAgent ??= new (nodeHttp().Agent)({ keepAlive: true })))) as http.Agent,
       signal,
     };
-    const req = secure ? https().request(options) : nodeHttp().request(options);
+    let req: http.ClientRequest;
+    const start = () => {
+      req = secure ? https().request(options) : nodeHttp().request(options);
+      req.on("error", (cause) => {
+        // A kept-alive connection the server closed while idle (its keep-alive timeout met our next request on
+        // the wire) fails a request the server never took up: a fresh connection is tried, as browsers and
+        // undici do. A failure on a fresh connection is the retry loop's to weigh, which repeats no POST.
+        if (req.reusedSocket && isStaleSocket(cause) && !signal?.aborted && !stoppedAt) start();
+        else reject(new TypeError("request failed", { cause }));
+      });
+      req.on("response", (res) => resolve(new NodeReply(res, url, method)));
+      req.end(body);
+    };
+    let stoppedAt = false;
     // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
     // ends its answer's body too (an error of its own, through every decoder), which is why sendNodeOrFetch
     // needs no race of the steps (the stall tests, a compressed body's included, run on both transports).
-    stopped?.catch((reason: unknown) => req.destroy(reason instanceof Error ? reason : undefined));
-    req.on("error", (cause) => reject(new TypeError("request failed", { cause })));
-    req.on("response", (res) => resolve(new NodeReply(res, url, method)));
-    req.end(body);
+    stopped?.catch((reason: unknown) => {
+      stoppedAt = true;
+      req.destroy(reason instanceof Error ? reason : undefined);
+    });
+    start();
   });
 }
+
+const isStaleSocket = (cause: Error) => {
+  const code = (cause as NodeJS.ErrnoException).code;
+  return code === "ECONNRESET" || code === "EPIPE";
+};
 
 interface Target {
   secure: boolean;

@@ -20,6 +20,7 @@ afterEach(async () => {
   server = undefined;
 });
 
+const subscription = { category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://hooks.test/fdx" } as const;
 const client = (options: { agent?: { http?: object } } = {}) => createClient({ baseUrl: server!.url, token: TOKEN, maxRetries: 0, ...options });
 
 describe("answers compressed as fetch decodes them", () => {
@@ -84,6 +85,29 @@ describe.runIf(transport === "node")("node:http", () => {
     const c = client();
     for (let i = 0; i < 3; i++) await c.consents.get("c-1");
     expect(sockets.size).toBe(1);
+  });
+
+  it("a kept-alive connection reset under a request is replaced by a fresh one, once, even for a POST", async () => {
+    const sockets = new Set<Socket>();
+    server = await startHttp((req, res, n) => {
+      sockets.add(req.socket);
+      // The second request arrives on the first one's connection: reset, as a server whose keep-alive timeout ran out.
+      if (n === 2) return void req.socket.resetAndDestroy();
+      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ subscriptionId: `s-${n}`, type: "CONSENT_REVOKED" }));
+    });
+    const c = client();
+    await c.consents.get("c-1");
+    const created = await c.subscriptions.create(subscription);
+    expect(created).toMatchObject({ subscriptionId: "s-3" });
+    expect(sockets.size).toBe(2);
+  });
+
+  it("a connection reset on a fresh connection fails a POST as a connection error, with no second try", async () => {
+    server = await startHttp((req) => void req.socket.resetAndDestroy());
+    const error = await rejectionOf(client().subscriptions.create(subscription));
+    expect(error).toBeInstanceOf(FdxConnectionError);
+    expect((error as Error).message).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/notifications\/.+ failed: request failed \(ECONNRESET\)$/);
+    expect(server.count).toBe(1);
   });
 
   it("sends through the agent given as `agent.http`", async () => {
