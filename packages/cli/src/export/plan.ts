@@ -24,9 +24,10 @@ const PART_FILE = /^\..+\.part$/;
 /**
  * Lays out the run: the output directory, the windows, a tally per account,
  * and what earlier runs left there — their `.part` files removed, their
- * manifest loaded, each reported when there is something to say.
+ * manifest loaded, each reported when there is something to say. It makes
+ * no request, so it needs no client.
  */
-export async function planExport(options: ExportOptions): Promise<ExportPlan> {
+export async function planExport(options: Omit<ExportOptions, "client" | "signal">): Promise<ExportPlan> {
   const { progress } = options;
   const outDir = resolve(options.outDir);
   await mkdir(outDir, { recursive: true });
