@@ -186,7 +186,7 @@ export function verboseHooks(output: Output, hooks: CliHooks): CliHooks {
   };
 }
 
-/** The client's hooks (DESIGN.md §3 "Hooks") a command may set: the export reads the 429s through `onRetry`. */
+/** The client's hooks a command may set: the export reads the 429s through `onRetry`. */
 export type CliHooks = ClientHooks;
 
 /** The client for a resolved configuration. Registers its secrets with the output first. */

@@ -1,4 +1,4 @@
-// `fdxkit connect` and `fdxkit connections …` (DESIGN.md §10 "fdxkit (CLI)"):
+// `fdxkit connect` and `fdxkit connections …` (docs/cli.md, "End-user connections"):
 // an end user approves access in a browser, the redirect comes back to a
 // listener on 127.0.0.1 (RFC 8252), and the connection is stored; then list,
 // refresh and revoke what is stored — never printing a token.

@@ -1,5 +1,5 @@
-// Where `fdxkit connect` keeps end users' connections (DESIGN.md §10 "fdxkit
-// (CLI)"): a PostgreSQL server named by a postgres:// URL, or an embedded PGlite
+// Where `fdxkit connect` keeps end users' connections (docs/cli.md, "End-user
+// connections"): a PostgreSQL server named by a postgres:// URL, or an embedded PGlite
 // database in a directory — the same store, the same SQL — with the tokens
 // encrypted at rest unless --plaintext-store says otherwise.
 import { stat } from "node:fs/promises";

@@ -1,7 +1,7 @@
 // `fdxkit statements export --connections`: the plan comes from the stored
 // end-user connections instead of flags — each connection's accounts, its
 // connector as the provider, its own token — and each runs through the same
-// export as flags would give (DESIGN.md §10 "fdxkit (CLI)").
+// export as flags would give (docs/cli.md, "End-user connections").
 import type { FdxClient } from "@fdxkit/client";
 import { FdxReauthorizationRequiredError, type Connection } from "@fdxkit/client/auth";
 import { connectionSummary } from "../commands/connect.js";

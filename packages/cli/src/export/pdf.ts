@@ -3,8 +3,9 @@ const SIGNATURE = new TextEncoder().encode("%PDF-");
 /**
  * Passes a document's bytes through, and errors the stream unless they start
  * with `%PDF-`: a file served as a PDF must be one, never an HTML error page
- * or a login form saved under a `.pdf` name (DESIGN.md §7). `saveStatement`
- * then leaves no file. The first bytes may arrive split across chunks.
+ * or a login form saved under a `.pdf` name, which a user would open and
+ * trust as a statement. `saveStatement` then leaves no file. The first bytes
+ * may arrive split across chunks.
  */
 export function pdfSignature(): TransformStream<Uint8Array, Uint8Array> {
   let seen = 0;

@@ -7,7 +7,7 @@ export type RateEvent =
   /** Attempts now start at most `requests` in any `windowMs` (learned from the answers before the first 429). */
   | { kind: "pace"; requests: number; windowMs: number };
 
-/** What the client's `hooks.onRetry` passes (DESIGN.md §3 "Hooks"); only `error` and `delayMs` are read. */
+/** What the client's `hooks.onRetry` passes; only `error` and `delayMs` are read, so a richer event fits too. */
 export interface RetryEvent {
   error: unknown;
   delayMs: number;
