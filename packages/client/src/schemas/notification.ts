@@ -11,8 +11,8 @@ import * as z from "zod/mini";
 // Formats (`sentOn` date-time, `href` uri-reference) are not enforced either:
 // a receiver has no use for rejecting a notification over a timestamp style.
 //
-// test/webhooks/schema-types.test.ts holds these schemas and types equal to
-// the types generated from specs/notifications.yaml, enums widened.
+// The tests hold these schemas and types equal to the types generated from
+// specs/notifications.yaml, enums widened.
 
 // Known categories and types; others may arrive from a newer server.
 import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";

@@ -153,8 +153,8 @@ function json(status: number, body: Record<string, unknown> | string, headers: R
     status,
     headers: { "content-type": "application/json" },
   });
-  // Set one by one: Deno's Response constructor takes about 7 µs for a second
-  // init header, and this is on every delivery.
+  // Set one by one: Deno's Response constructor is slow with a second init
+  // header, and this is on every delivery.
   response.headers.set("cache-control", "no-store");
   for (const name in headers) response.headers.set(name, headers[name]!);
   return response;

@@ -90,8 +90,8 @@ function issuesOf(value: unknown): FdxIssue[] {
     indexes.set(array, bad);
   }
   const result = z.safeParse(notificationSchema, value);
-  // Held equal to asNotification (test/webhooks/shape.test.ts), zod finds an issue here; should it ever not, say so rather than pass a body.
-  // Stryker disable next-line all: unreachable while asNotification and the schema agree (held by test/webhooks/shape.test.ts); no input reaches it.
+  // Held equal to asNotification by the tests, zod finds an issue here; should it ever not, say so rather than pass a body.
+  // Stryker disable next-line all: unreachable while asNotification and the schema agree (held by the tests); no input reaches it.
   if (result.success) return [{ path: "", message: "is not a notification" }];
   const issues = result.error.issues.slice(0, MAX_ISSUES).map((issue) => {
     const path = [...issue.path];

@@ -5,8 +5,8 @@ import type { Notification } from "../schemas/notification.js";
 // hand for the webhook hot path: in Bun and Deno zod took more time per
 // delivery than serving it. The schema stays the definition: this only
 // recognises a value that certainly passes it, and anything else goes to zod,
-// which names the issues. test/webhooks/shape.test.ts holds the two equal
-// (same verdict, same result) over generated values.
+// which names the issues. The tests hold the two equal (same verdict, same
+// result) over generated values.
 
 const optionalString = (value: unknown) => value === undefined || typeof value === "string";
 
