@@ -1,4 +1,4 @@
-// The shapes end-user connections are made of (DESIGN.md §10): what the
+// The shapes end-user connections are made of (docs/connections.md): what the
 // authorization client returns, what a connection manager keeps, and what a
 // durable store implements. Shared by `@fdxkit/client/auth` and
 // `@fdxkit/postgres`, so they live apart from the code that uses them.
