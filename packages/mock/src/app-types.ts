@@ -216,4 +216,3 @@ export interface Transport {
   /** Posts webhooks over mutual TLS with `webhookTls` (the real server only). */
   mutualTls?: (tls: WebhookTlsOptions) => DeliveryTransport;
 }
-

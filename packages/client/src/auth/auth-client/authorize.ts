@@ -43,7 +43,9 @@ function checkInput(input: AuthorizationUrlOptions): readonly string[] {
   if (!Array.isArray(scope) || !scope.every((s) => typeof s === "string" && s !== "" && !/\s/.test(s))) {
     issues.push({ path: "scope", message: "must be an array of scope tokens" });
   }
-  if (input?.prompt !== undefined && input.prompt !== null && typeof input.prompt !== "string") issues.push({ path: "prompt", message: "must be a string or null" });
+  if (input?.prompt !== undefined && input.prompt !== null && typeof input.prompt !== "string") {
+    issues.push({ path: "prompt", message: "must be a string or null" });
+  }
   if (input?.loginHint !== undefined && typeof input.loginHint !== "string") issues.push({ path: "loginHint", message: "must be a string" });
   for (const [key, value] of Object.entries(input?.extraParams ?? {})) {
     if (typeof value !== "string") issues.push({ path: `extraParams.${key}`, message: "must be a string" });

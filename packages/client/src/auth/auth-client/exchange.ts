@@ -27,9 +27,13 @@ export async function exchangeCode(ctx: AuthContext, callbackUrl: string | URL, 
 async function callbackCode(ctx: AuthContext, callbackUrl: string | URL, checks: CallbackChecks): Promise<string> {
   // Without them the callback cannot be tied to this user's authorization: refused like a callback that does not match.
   const missing = (["state", "codeVerifier", "nonce"] as const).filter((key) =>
-    key === "nonce" ? checks?.nonce !== undefined && (typeof checks.nonce !== "string" || checks.nonce === "") : typeof checks?.[key] !== "string" || checks[key] === "",
+    key === "nonce"
+      ? checks?.nonce !== undefined && (typeof checks.nonce !== "string" || checks.nonce === "")
+      : typeof checks?.[key] !== "string" || checks[key] === "",
   );
-  if (missing.length) throw new FdxAuthError({ error: "invalid_request", errorDescription: `${missing.join(", ")} must be non-empty strings (from authorizationUrl)` });
+  if (missing.length) {
+    throw new FdxAuthError({ error: "invalid_request", errorDescription: `${missing.join(", ")} must be non-empty strings (from authorizationUrl)` });
+  }
   let query: URLSearchParams;
   try {
     query = new URL(callbackUrl).searchParams;
