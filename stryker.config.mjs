@@ -22,6 +22,7 @@ export default {
     "packages/client/src/webhooks/{body,content-type,guards,handler,json,parse,shape}.ts",
     "packages/client/src/auth/{client-credentials,auth-client,connections,encrypt-store,memory-store,id-token,encoding,errors,notification,row-binding,seal,token-answer,token-endpoint}.ts",
     "packages/client/src/auth/connections/*.ts",
+    "packages/client/src/auth/auth-client/*.ts",
     "packages/client/src/node/transport.ts",
   ],
   incremental: true,

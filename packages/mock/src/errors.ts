@@ -1,4 +1,4 @@
-// FDX error bodies of the service description (§7), of FDX 5.2 and the real
+// FDX error bodies of the service description, of FDX 5.2 and the real
 // service's statement documentation where the description shows none, and the
 // few choices of the mock (all documented in the package README).
 
@@ -41,7 +41,7 @@ export const scheduledMaintenance = () => fdxError(503, "503", "Scheduled Mainte
 /** Unknown paths answer like the maintenance 404: the FDX `NotFound` code. */
 export const notFound = () => fdxError(404, "NotFound", "resource not found");
 
-// Maintenance details (§7): bodies with only `code` and `message`, the 400 code an integer.
+// Maintenance details: bodies with only `code` and `message`, the 400 code an integer.
 export const maintenanceInvalidInput = () => json(400, { code: 401, message: "Invalid input" });
 export const maintenanceNotFound = () => json(404, { code: "NotFound", message: "resource not found" });
 export const maintenanceMethodNotAllowed = (allow: readonly string[]) =>

@@ -1,4 +1,4 @@
-// Input rules of the service description (§2.1, §8), checked by the mock
+// Input rules of the service description (subscription fields and limits), checked by the mock
 // independently of the client's own checks.
 
 export const CATEGORIES = ["MAINTENANCE", "CONSENT"] as const;

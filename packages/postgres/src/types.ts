@@ -1,3 +1,3 @@
-// The shapes this package stores are the client's (DESIGN.md §10), so a store made here is a
+// The shapes this package stores are the client's, so a store made here is a
 // `ConnectionStore` for `createConnections` with no adapter.
 export type { Connection, ConnectionLease, ConnectionStatus, ConnectionStore } from "@fdxkit/client/auth";

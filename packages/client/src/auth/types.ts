@@ -1,4 +1,4 @@
-// The shapes end-user connections are made of (DESIGN.md §10): what the
+// The shapes end-user connections are made of (docs/connections.md): what the
 // authorization client returns, what a connection manager keeps, and what a
 // durable store implements. Shared by `@fdxkit/client/auth` and
 // `@fdxkit/postgres`, so they live apart from the code that uses them.
@@ -38,23 +38,15 @@ export interface ConnectionLease {
   until: number;
 }
 
-/** One end user's connection to their bank, as a store keeps it. Times are epoch milliseconds. */
-export interface Connection {
+/**
+ * One end user's connection to their bank, as a store keeps it: its last
+ * {@link TokenSet}'s tokens and claims, whose tokens are empty when the
+ * connection is not active. Times are epoch milliseconds.
+ */
+export interface Connection extends Pick<TokenSet, "idToken" | "refreshToken" | "expiresAt" | "accessToken" | "accessTokenExpiresAt" | "accounts" | "subject"> {
   /** The app's id for it (e.g. its user id). */
   id: string;
   status: ConnectionStatus;
-  /** Empty when the connection is not active. */
-  idToken: string;
-  /** Empty when the connection is not active. */
-  refreshToken: string;
-  /** When the id token expires. */
-  expiresAt: number;
-  /** The provider's access token; empty when it sent none or the connection is not active. */
-  accessToken: string;
-  /** When the access token expires; 0 when unknown. */
-  accessTokenExpiresAt: number;
-  accounts: string[];
-  subject: string;
   connector: string | undefined;
   consentId: string | undefined;
   /** The IdP that issued the tokens; a manager refuses a row of another issuer. */

@@ -1,4 +1,4 @@
-// The sandbox identity provider (DESIGN.md §10): OpenID Connect's
+// The sandbox identity provider (docs/sandbox.md): OpenID Connect's
 // authorization-code flow as the real network runs it — an HTML sign-in and
 // consent page, single-use codes with PKCE, access and id tokens as the
 // bearer of the user's data calls, refresh tokens that rotate on every use,
