@@ -16,7 +16,8 @@ export default defineConfig({
     // As the `client` project: through Node's own transport (the default in Node), so its mutants are judged by
     // the whole suite, and the request path's through the transport most users get.
     setupFiles: ["test/support/transport.ts"],
-    testTimeout: 20_000,
+    // Coverage instrumentation slows the heaviest tests (a million-member webhook body) several times over.
+    testTimeout: 60_000,
     // Test files share one module graph per worker instead of re-importing
     // the client, msw and zod for each file: each mutant re-runs the files of
     // the tests that cover it, and the imports were most of that time. Tried
