@@ -61,7 +61,6 @@ function downloadLink(statement: Statement, accept: string): string | undefined 
   return (offering ?? usable[0])?.href;
 }
 
-// "application/pdf, image/*;q=0.5" → { "application/pdf", "image/*" }
 function mediaTypes(accept: string): Set<string> {
   return new Set(accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase()));
 }

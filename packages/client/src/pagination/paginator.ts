@@ -59,7 +59,7 @@ export function createStatementPaginator(p: Context, request: ListRequest, optio
     throw new FdxValidationError([{ path: "prefetch", message: "must be 0 or 1" }]);
   }
   const pages = () => walk(p, request, requestOptions, prefetch === 1);
-  // A plain iterator, not an async generator with `yield*`: a generator costs several promise turns per statement, this one.
+  // A plain iterator, not an async generator with `yield*`: a generator costs several promise turns per statement, this one costs one.
   function statements(): AsyncIterator<Statement> & AsyncIterable<Statement> {
     const source = pages();
     let current: Statement[] = [];
