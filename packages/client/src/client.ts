@@ -12,9 +12,8 @@ export interface FdxClient {
   consents: ConsentsResource;
   statements: StatementsResource;
   /**
-   * A new client with `options` changed and the rest as this one's — e.g. one
-   * end user's token on the service client's configuration. Cheap enough to
-   * call per request; checks the options as `createClient` does.
+   * A new client with `options` changed and the rest as this one's, e.g. one end user's token on the service client's
+   * configuration. Cheap enough to call per request; checks the options as `createClient` does.
    *
    * @example
    * const user = client.withOptions({ token: connections.token("user-42") });
@@ -24,8 +23,7 @@ export interface FdxClient {
 }
 
 /**
- * Creates a client. Throws `FdxValidationError` for unusable options (a
- * relative `baseUrl`, a missing token); makes no request.
+ * Creates a client. Throws `FdxValidationError` for unusable options (a relative `baseUrl`, a missing token); makes no request.
  *
  * @example
  * const client = createClient({ baseUrl: "https://api.example.com", token: process.env.FDX_TOKEN! });

@@ -1,7 +1,6 @@
 /**
- * `@fdxkit/client` in Node (the package's `node` export condition): the
- * main entry, whose clients send through Node's own transport
- * (`node:http`/`node:https` with keep-alive agents) unless given a `fetch`.
+ * `@fdxkit/client` in Node (the package's `node` export condition): the main entry, whose clients send through
+ * `node:http`/`node:https` with keep-alive agents unless given a `fetch`.
  *
  * @module @fdxkit/client
  */
@@ -16,10 +15,9 @@ export * from "./index.js";
 useSender(sendNodeOrFetch);
 
 /**
- * Creates a client. Throws `FdxValidationError` for unusable options (a
- * relative `baseUrl`, a missing token); makes no request. In Node, requests
- * go through `node:http`/`node:https` (keep-alive agents; `agent` to use
- * your own) unless `fetch` is given: `fetch: globalThis.fetch` uses fetch.
+ * Creates a client. Throws `FdxValidationError` for unusable options (a relative `baseUrl`, a missing token); makes no
+ * request. In Node, requests go through `node:http`/`node:https` (keep-alive agents; `agent` to use your own) unless
+ * `fetch` is given: `fetch: globalThis.fetch` uses fetch.
  *
  * @example
  * const client = createClient({ baseUrl: "https://api.example.com", token: process.env.FDX_TOKEN! });
@@ -28,8 +26,7 @@ useSender(sendNodeOrFetch);
 // Its own function, not a re-export: a bundler that skips modules whose exports go unused must still run the line above.
 export function createClient(options: ClientOptions): FdxClient {
   const agent = (options as Partial<ClientOptions> | undefined)?.agent;
-  // Checked here, by the one entry that uses it (no browser bundle carries the check); what each agent is,
-  // Node checks when it sends (an FdxConnectionError naming the option).
+  // Checked here, in the one entry that uses it, so no browser bundle carries the check; Node checks each agent when it sends.
   if (agent === undefined || (typeof agent === "object" && agent !== null)) return createFetchClient(options);
   const issues: FdxIssue[] = [];
   try {

@@ -1,8 +1,6 @@
 /**
- * `@fdxkit/client`: `createClient` and its typed methods for FDX event
- * notifications, consents and statements, the `FdxError` classes, and the
- * `clientCredentials` token function. Web APIs only: runs in Node >= 20 and
- * in browsers.
+ * `@fdxkit/client`: `createClient` and its typed methods for FDX event notifications, consents and statements, the
+ * `FdxError` classes, and the `clientCredentials` token function. Web APIs only: runs in Node >= 20 and in browsers.
  *
  * @module @fdxkit/client
  */

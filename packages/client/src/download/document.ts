@@ -2,14 +2,11 @@ import { concat, guardBody, type BodyLimits } from "../internal/body.js";
 import type { Reply } from "../internal/request.js";
 
 /**
- * A downloaded statement. `body` is the response stream itself: the SDK reads
- * nothing ahead, so a large PDF never sits in memory unless you ask for it.
- * Consume the body once — through `body`, `arrayBuffer()` or `blob()` (or
- * `saveStatement` from `@fdxkit/client/node`) — or `body.cancel()` it to
- * release the connection. Errors while reading are `FdxError`s:
- * `FdxAbortError` for the caller's signal, `FdxConnectionError` for a cut,
- * `FdxTimeoutError` for a body that stalls for `timeoutMs`, and
- * `FdxResponseError` for one past `maxDownloadBytes`.
+ * A downloaded statement. `body` is the response stream itself: nothing is read ahead, so a large PDF never sits in
+ * memory unless you ask for it. Consume the body once (through `body`, `arrayBuffer()`, `blob()` or `saveStatement`
+ * from `@fdxkit/client/node`), or `body.cancel()` it to release the connection. Errors while reading are `FdxError`s:
+ * `FdxAbortError` for the caller's signal, `FdxConnectionError` for a cut, `FdxTimeoutError` for a body that stalls
+ * for `timeoutMs`, and `FdxResponseError` for one past `maxDownloadBytes`.
  */
 export interface StatementDocument {
   /** The response's media type, e.g. `application/pdf` (`application/octet-stream` when the server names none). */

@@ -23,9 +23,9 @@ export async function downloadStatement(ctx: Context, target: DownloadTarget, op
   const url = targetUrl(ctx, target, accept);
   // The explicit `accept` wins over an Accept in `headers`; without it, `headers` may override the default.
   if (options.accept !== undefined) requestOptions.headers = { ...requestOptions.headers, accept };
-  // The attempt's timeout ends with the headers; then each wait for a chunk has as long, and the caller's signal still cancels the stream.
   const providerId = ctx.rateBudget ? (requestOptions.providerId ?? providerOf(ctx.productsUrl, url)) : undefined;
   const { response, interactionId, secrets } = await request(ctx, { method: "GET", url, accept, options: requestOptions, product: true, providerId }, "stream");
+  // The attempt's timeout ends with the headers; then each wait for a chunk has as long, and the caller's signal still cancels the stream.
   const { signal, timeoutMs = ctx.timeoutMs } = requestOptions;
   return toDocument(response, { signal, url, status: response.status, interactionId, maxBytes: maxDownloadBytes, stallMs: timeoutMs, secrets });
 }

@@ -14,15 +14,13 @@ export interface StatementIds {
 }
 
 /**
- * What `statements.download` fetches: a `Statement` (its GET link — preferred,
- * since its tokenized id is already in URL form), an href (relative to the
- * host of `productsUrl`, or absolute on that origin), or the statement's ids.
+ * What `statements.download` fetches: a `Statement` (its GET link, preferred since its tokenized id is already in URL
+ * form), an href (relative to the host of `productsUrl`, or absolute on that origin), or the statement's ids.
  */
 export type DownloadTarget = Statement | string | StatementIds;
 
 /**
  * The absolute URL a target names.
- *
  * @throws FdxValidationError for a target without a usable link or with bad ids.
  * @throws FdxLinkError for an href on another origin or scheme.
  */
@@ -63,7 +61,6 @@ function downloadLink(statement: Statement, accept: string): string | undefined 
   return (offering ?? usable[0])?.href;
 }
 
-// "application/pdf, image/*;q=0.5" → { "application/pdf", "image/*" }
 function mediaTypes(accept: string): Set<string> {
   return new Set(accept.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase()));
 }

@@ -2,17 +2,10 @@ import { FdxLinkError } from "../core/error.js";
 import { clip, redactText } from "../core/redact.js";
 
 /**
- * Resolves an href the server returned (a page link, a statement's download
- * link) against `origin` (that of `productsUrl`), and refuses any that would
- * carry the bearer token elsewhere.
- *
- * The service's hrefs are "relative to the host", so a host-relative href
- * resolves against the origin, never against a path prefix of `productsUrl`.
- * The href itself is not re-encoded or reordered: the URL parser fetch uses
- * anyway is the only normalisation it sees.
- *
- * `secrets` gives what an error must not quote (the href came from a
- * server, which may have put the token in it); asked only for an error.
+ * Resolves an href the server returned (a page link, a download link) against `origin`, that of `productsUrl`, and
+ * refuses any that would carry the bearer token elsewhere. The service's hrefs are relative to the host, so never to a
+ * path prefix of `productsUrl`; the href is not re-encoded, since fetch's URL parser is the only normalisation it needs.
+ * `secrets` is what an error must not quote: the server may have put the token in the href.
  *
  * @throws FdxLinkError for a foreign origin (protocol-relative `//host` included),
  *   a scheme other than http(s), embedded credentials, or an unparsable href.

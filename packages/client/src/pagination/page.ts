@@ -7,15 +7,13 @@ export interface StatementPage {
   /** The page's statements (empty when the server sent none). */
   statements: Statement[];
   /**
-   * `links.next.href` exactly as the server sent it; for a provider that
-   * pages with an FDX page object (`page.nextOffset`), the next request's
-   * path and query. `undefined` on the last page.
+   * `links.next.href` exactly as the server sent it; for a provider that pages with an FDX page object
+   * (`page.nextOffset`), the next request's path and query. `undefined` on the last page.
    */
   nextHref: string | undefined;
   /**
-   * `links.prev.href` exactly as the server sent it; where the provider sends
-   * no `prev`, the absolute URL this paginator requested for the previous
-   * page (`undefined` on the first page).
+   * `links.prev.href` exactly as the server sent it; where the provider sends no `prev`, the absolute URL this
+   * paginator requested for the previous page (`undefined` on the first page).
    */
   prevHref: string | undefined;
 }
@@ -30,10 +28,8 @@ export interface PageBody {
 }
 
 /**
- * Checks a page body. Only what iteration relies on is always checked (an
- * object, `statements` an array, link hrefs strings, `page.nextOffset` a
- * string or number): a missing `statements` is an empty page, and a
- * missing, null or empty link means "none", as providers send all three.
+ * Checks what iteration relies on: an object, `statements` an array, link hrefs strings, `page.nextOffset` a string
+ * or number. A missing `statements` is an empty page, and a missing, null or empty link means none: providers send all three.
  */
 export function readPage(data: unknown, status: number, interactionId: string | undefined): PageBody {
   const fail = (issues: FdxIssue[]) => new FdxResponseError(status, issues, { interactionId });
@@ -68,7 +64,6 @@ function linkHref(link: unknown, path: string, issues: FdxIssue[]): string | und
     return undefined;
   }
   const { href } = link;
-  // An empty href means "none", as a missing or null one does.
   if (typeof href === "string") return href || undefined;
   if (href != null) issues.push({ path: `${path}.href`, message: "must be a string" });
   return undefined;

@@ -15,17 +15,16 @@ import type { ListRequest } from "./params.js";
 /** Options of `statements.list`: the usual per-request options, applied to every page, and `prefetch`. */
 export interface StatementListOptions extends RequestOptions {
   /**
-   * Pages requested ahead while the consumer works on the current one. `0`
-   * (the default) requests a page only when the consumer needs it; `1`
-   * overlaps the next request with processing, for bulk jobs. A prefetched
-   * page that is not consumed (`break`) is cancelled.
+   * Pages requested ahead while the consumer works on the current one. `0` (the default) requests a page only when
+   * the consumer needs it; `1` overlaps the next request with processing, for bulk jobs. A prefetched page that is
+   * not consumed (`break`) is cancelled.
    */
   prefetch?: 0 | 1;
 }
 
 /**
- * The statements of an account across all pages. Nothing is requested until
- * iteration starts, and each iteration starts again from the first page.
+ * The statements of an account across all pages. Nothing is requested until iteration starts, and each iteration
+ * starts again from the first page.
  *
  * @example
  * for await (const statement of client.statements.list({ providerId, accountId })) { … }
@@ -42,20 +41,15 @@ export interface StatementPaginator extends AsyncIterable<Statement> {
 }
 
 interface Loaded {
-  /** The absolute URL requested for the page. */
   url: string;
   page: PageBody;
   /** The token the page was requested with, in every form: errors about its links must not quote it. */
   secrets: () => readonly string[];
 }
 
-/**
- * Pages in a row that bring no statement not yielded before (empty, or the
- * same statements again), each linking to one more, before a paginator gives
- * up on the provider.
- */
+/** Pages in a row, each linking to one more, that bring no new statement before a paginator gives up on the provider. */
 const MAX_STALE_PAGES = 100;
-/** Page URLs remembered per iteration (as hashes): bounded, whatever a provider sends. Statement ids go to a bitmap (recent.ts). */
+/** Page URLs remembered per iteration, as hashes: bounded, whatever a provider sends. */
 const MAX_REMEMBERED = 100_000;
 
 /** Builds the paginator for checked parameters. Makes no request. */
@@ -65,8 +59,7 @@ export function createStatementPaginator(p: Context, request: ListRequest, optio
     throw new FdxValidationError([{ path: "prefetch", message: "must be 0 or 1" }]);
   }
   const pages = () => walk(p, request, requestOptions, prefetch === 1);
-  // A plain iterator rather than an async generator with `yield*`: a
-  // generator costs several promise turns per statement, this one costs one.
+  // A plain iterator, not an async generator with `yield*`: a generator costs several promise turns per statement, this one costs one.
   function statements(): AsyncIterator<Statement> & AsyncIterable<Statement> {
     const source = pages();
     let current: Statement[] = [];
@@ -111,10 +104,9 @@ async function* walk(
   options: RequestOptions,
   prefetch: boolean,
 ): AsyncGenerator<StatementPage, void, undefined> {
-  // The URLs requested in this iteration, the first page's included: a link back to any of them is a loop.
-  // The last MAX_REMEMBERED only: a loop back further than that still ends, as stale pages.
+  // A link back to a URL requested in this iteration is a loop; a loop longer than MAX_REMEMBERED still ends, as stale pages.
   const requested = recentSet(MAX_REMEMBERED);
-  // A bitmap: a statement taken for one seen before only ever counts toward a stale page (recent.ts).
+  // A lossy bitmap is enough: a statement taken for one seen before only ever counts toward a stale page.
   const yielded = seenBits();
   // With prefetch, a page may be in flight when the consumer stops: this cancels it.
   const ahead = prefetch ? new AbortController() : undefined;
@@ -122,8 +114,7 @@ async function* walk(
   const path = buildPath("/statements/{version}/{providerId}/{accountId}", { version: p.versions.statements, ...request.path });
   const firstUrl = p.productsUrl + path + buildQuery(request.query);
 
-  // A first page answered 404 with FDX code 1108 means the account has no statements at all: an empty list.
-  // Anywhere later it is no such thing (the statements listed so far would be all there is), so it throws.
+  // FDX code 1108 (404) on the first page means the account has no statements: an empty list. Later it cannot mean that.
   let load: (() => Promise<Loaded | undefined>) | undefined = () =>
     loadPage(p, firstUrl, firstUrl, sendOptions, requested, noSecrets).catch((error: unknown) => {
       if (error instanceof FdxNotFoundError && error.code === "1108") return undefined;
@@ -168,27 +159,18 @@ async function* walk(
 
 const noSecrets = () => [];
 
-/**
- * Notes the page's statements as yielded; true when one of them was not
- * before. A statement is known by its `statementId`, or, without a string
- * one, by its whole content.
- */
+/** Notes the page's statements as yielded; true when one was not before. A statement without a string `statementId` is known by its content. */
 function bringsNew(statements: Statement[], yielded: (key: string) => boolean): boolean {
   let fresh = false;
   for (const statement of statements) {
     const id = (statement as { statementId?: unknown } | null)?.statementId;
-    // The id as it is (no prefixed copy to allocate); a whole statement behind a NUL, which ids do not start with
-    // (one that did would at worst be taken for that statement: a page counts as stale only when all of it was seen).
+    // The id needs no prefix: ids do not start with NUL, and one that did would at worst make a page look stale.
     if (yielded(typeof id === "string" ? id : `\0${JSON.stringify(statement)}`)) fresh = true;
   }
   return fresh;
 }
 
-/**
- * Requests one page: `target` is an href the server sent (or the URL the
- * paginator built), `href` what errors quote, `secrets` the token the page
- * that named it was requested with.
- */
+/** Requests one page: `target` is the server's href or the URL built, `href` what errors quote, `secrets` the linking page's token. */
 async function loadPage(
   p: Context,
   target: string,

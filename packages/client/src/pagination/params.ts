@@ -7,9 +7,8 @@ export interface StatementListParams {
   providerId: string;
   accountId: string;
   /**
-   * Start of the range: a `Date` or an ISO 8601 string, sent as ISO 8601 UTC
-   * (`new Date(x).toISOString()`). As with `Date`, a date-only string is UTC
-   * and a date-time without an offset is local time: add `Z` to be explicit.
+   * Start of the range: a `Date` or an ISO 8601 string, sent as ISO 8601 UTC (`new Date(x).toISOString()`). As with
+   * `Date`, a date-only string is UTC and a date-time without an offset is local time: add `Z` to be explicit.
    */
   startTime?: Date | string;
   /** End of the range, like `startTime`. Must not be before `startTime`. */
@@ -64,6 +63,5 @@ export function toListRequest(params: StatementListParams): ListRequest {
   const end = toInstant(endTime);
   if (start && end && start > end) issues.push({ path: "startTime", message: "must not be after endTime" });
   if (issues.length) throw new FdxValidationError(issues);
-  // An absent parameter stays undefined, and is not sent.
   return { path: { providerId, accountId }, query: { startTime: start?.toISOString(), endTime: end?.toISOString(), offset, limit } };
 }

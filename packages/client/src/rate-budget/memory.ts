@@ -23,11 +23,9 @@ interface Bucket {
 const batchNeeds = (limit: ResolvedLimit) => Math.min(1 + limit.userReserve, limit.burst);
 
 /**
- * A {@link RateBudget} for one process: a token bucket per provider. User
- * calls are served first; a batch call goes only when no user call waits and
- * the bucket holds more than the user reserve, so a page an end user waits
- * for never queues behind a nightly job. Several processes sharing a
- * provider need `postgresRateBudget` from `@fdxkit/postgres` instead.
+ * A {@link RateBudget} for one process: a token bucket per provider. User calls are served first; a batch call goes
+ * only when no user call waits and the bucket holds more than the user reserve, so a page an end user waits for never
+ * queues behind a nightly job. Several processes sharing a provider need `postgresRateBudget` from `@fdxkit/postgres`.
  *
  * @example
  * const client = createClient({ baseUrl, token, rateBudget: memoryRateBudget({ limits: { "bank-a": { perSecond: 5 } } }) });

@@ -1,18 +1,14 @@
 import { FdxValidationError, type FdxIssue } from "../core/error.js";
 /**
- * Who is asking, sent on statement calls as FDX's `FDX-API-Actor-Type`
- * (`USER` or `BATCH`): `"user"` when an end user waits for the answer (a
- * page, a button), `"batch"` for a job nobody waits on. Providers that
- * prioritise by it route each call accordingly; some refuse calls without it.
+ * Who is asking, sent on statement calls as FDX's `FDX-API-Actor-Type` (`USER` or `BATCH`): `"user"` when an end user
+ * waits for the answer, `"batch"` for a job nobody waits on. Providers prioritise by it; some refuse calls without it.
  */
 export type ActorType = "user" | "batch";
 
 /**
- * A provider's request budget, shared by whoever holds the same one: every
- * call of one process (`memoryRateBudget`), or every process of an app
- * (`postgresRateBudget` in `@fdxkit/postgres`). A provider's rate limit is per
- * client across all of an app's processes, so its web instances and its jobs
- * spend one budget.
+ * A provider's request budget, shared by every call of one process (`memoryRateBudget`) or every process of an app
+ * (`postgresRateBudget` in `@fdxkit/postgres`). A provider limits a client across all of an app's processes, so its
+ * web instances and its jobs spend one budget.
  */
 export interface RateBudget {
   /** Resolves when a request to this provider may go; user calls before batch ones. Rejects when `signal` aborts. */

@@ -7,8 +7,8 @@ import type { ConsentGrant } from "../models.js";
 /** `client.consents`: consent grant lookup. */
 export interface ConsentsResource {
   /**
-   * The consent grant, e.g. to stop using an account whose consent was `REVOKED`.
-   * Sends no body: it is a GET (the service's body parameters for it belong to an older interface version).
+   * The consent grant, e.g. to stop using an account whose consent was `REVOKED`. Sends no body: it is a GET (the
+   * service's body parameters for it belong to an older interface version).
    */
   get(consentId: string, options?: RequestOptions): Promise<ConsentGrant>;
 }

@@ -34,7 +34,7 @@ export const consentResourceSchema = z.looseObject({
   dataClusters: z.optional(z.array(z.string())),
 });
 
-/** An end-user consent grant (§2.6). The service marks no field required. */
+/** An end-user consent grant. The service marks no field required. */
 export const consentGrantSchema = z.looseObject({
   id: z.optional(z.string()),
   status: z.optional(openEnum<typeof CONSENT_STATUSES>()),

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 
-/** Maintenance notification details (§2.4). The service marks no field required. */
+/** Maintenance notification details. The service marks no field required. */
 export const maintenanceNotificationSchema = z.looseObject({
   id: z.optional(z.string()),
   category: z.optional(z.string()),

@@ -1,30 +1,16 @@
 import * as z from "zod/mini";
 
-// Schemas for the webhook notification (service description §2.2, §2.3, §2.5).
-//
-// The body arrives unsigned from the network, so structure is checked strictly:
-// required members present, every known member of the right JSON type. It is
-// also read by receivers that will outlive this SDK version, so:
-// - enum members accept any string (a newer server may add categories, types
-//   or id types, and an older receiver must still answer 200);
-// - unknown members are kept (`looseObject`), never rejected or dropped.
-// Formats (`sentOn` date-time, `href` uri-reference) are not enforced either:
-// a receiver has no use for rejecting a notification over a timestamp style.
-//
-// The tests hold these schemas and types equal to the types generated from
-// specs/notifications.yaml, enums widened.
-
-// Known categories and types; others may arrive from a newer server.
+// The webhook notification arrives unsigned, so its structure is checked strictly: required members present, every
+// known member of the right JSON type. Receivers outlive this SDK version, so enum members accept any string (an older
+// receiver must still answer 200 to a newer server), unknown members are kept, and formats (`sentOn`, `href`) are not
+// enforced. Tests hold these schemas and types equal to those generated from specs/notifications.yaml, enums widened.
 import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 /** Known payload id types: what `notificationPayload.id` identifies. */
 export const NOTIFICATION_ID_TYPES = ["MAINTENANCE", "CONSENT"] as const;
 /** Known link actions. */
 export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
 
-/**
- * A known enum member, or any other string: autocompletion for the values the
- * SDK knows, without rejecting the ones a newer server sends.
- */
+/** A known enum member, or any other string: autocompletion for known values, without rejecting a newer server's. */
 export type OpenEnum<Known extends string> = Known | (string & {});
 
 /** Message of a type mismatch, or "is required" when the member is absent. */
@@ -34,16 +20,12 @@ function expected(what: string) {
 
 const str = () => z.string({ error: expected("a string") });
 
-/**
- * A string enum that also takes unknown strings, typed `Known | (string & {})`
- * (`openEnum<typeof KNOWN>()`). Every string passes at run time, so the known
- * values are only a type: no enum schema, no value list in the bundle.
- */
+/** A string enum that takes unknown strings too: the known values are only a type, so no value list goes in the bundle. */
 function openEnum<Known extends readonly string[]>() {
   return str() as unknown as z.ZodMiniType<OpenEnum<Known[number]>>;
 }
 
-/** A link (hateoasLink, §2.5). `href` is required. */
+/** A link (hateoasLink). `href` is required. */
 export const hateoasLinkSchema = z.looseObject(
   {
     href: str(),
@@ -54,7 +36,7 @@ export const hateoasLinkSchema = z.looseObject(
   { error: expected("an object") },
 );
 
-/** Subscriber or publisher of a notification (§2.2). */
+/** Subscriber or publisher of a notification. */
 export const partySchema = z.looseObject(
   {
     name: z.optional(str()),
@@ -65,7 +47,7 @@ export const partySchema = z.looseObject(
   { error: expected("an object") },
 );
 
-/** A name/value attribute of a payload (§2.3). */
+/** A name/value attribute of a payload. */
 export const customFieldSchema = z.looseObject(
   {
     name: z.optional(str()),
@@ -74,16 +56,13 @@ export const customFieldSchema = z.looseObject(
   { error: expected("an object") },
 );
 
-/**
- * `customFields`: an array of name/value objects; FDX 5.2 shows a single such
- * object, which becomes a one-element array (receivers see one shape).
- */
+/** An array of name/value objects; FDX 5.2's single object becomes a one-element array, so receivers see one shape. */
 const customFieldsSchema = z.pipe(
   z.transform((value: unknown) => (typeof value === "object" && value !== null && !Array.isArray(value) ? [value] : value)),
   z.array(customFieldSchema, { error: expected("an array of name/value objects, or one such object") }),
 );
 
-/** The payload of a notification (§2.3). */
+/** The payload of a notification. */
 export const notificationPayloadSchema = z.looseObject(
   {
     id: z.optional(str()),
@@ -94,7 +73,7 @@ export const notificationPayloadSchema = z.looseObject(
   { error: expected("an object") },
 );
 
-/** A notification: a webhook body, or the sandbox test event response (§2.2). */
+/** A notification: a webhook body, or the sandbox test event response. */
 export const notificationSchema = z.looseObject(
   {
     notificationId: z.optional(str()),
@@ -140,9 +119,8 @@ export type NotificationIdType = (typeof NOTIFICATION_ID_TYPES)[number];
 /** Payload of a notification. Unknown members are kept at run time. */
 export type NotificationPayload = {
   /**
-   * Id of the originating entity: for `idType` `"MAINTENANCE"` the
-   * `notificationPayloadId` of `client.maintenance.get`, for `"CONSENT"` the
-   * consent id of `client.consents.get`.
+   * Id of the originating entity: for `idType` `"MAINTENANCE"` the `notificationPayloadId` of
+   * `client.maintenance.get`, for `"CONSENT"` the consent id of `client.consents.get`.
    */
   id?: string;
   /** What `id` identifies. */
@@ -152,10 +130,9 @@ export type NotificationPayload = {
 };
 
 /**
- * A notification: the body of a webhook delivery or of the sandbox test event
- * response. `category`, `type` and `notificationPayload` are always present;
- * enum members may hold values newer than this SDK. Unknown members are kept
- * at run time (read them with a cast).
+ * A notification: the body of a webhook delivery or of the sandbox test event response. `category`, `type` and
+ * `notificationPayload` are always present; enum members may hold values newer than this SDK. Unknown members are
+ * kept at run time (read them with a cast).
  */
 export type Notification = {
   notificationId?: string;
@@ -170,18 +147,12 @@ export type Notification = {
   url?: HateoasLink;
 };
 
-/**
- * A notification whose payload id is a maintenance notice id: pass
- * `notificationPayload.id` to `client.maintenance.get`.
- */
+/** A notification whose payload id is a maintenance notice id: pass `notificationPayload.id` to `client.maintenance.get`. */
 export type MaintenanceNotificationEvent = Notification & {
   notificationPayload: NotificationPayload & { idType: "MAINTENANCE"; id: string };
 };
 
-/**
- * A notification whose payload id is a consent id: pass
- * `notificationPayload.id` to `client.consents.get`.
- */
+/** A notification whose payload id is a consent id: pass `notificationPayload.id` to `client.consents.get`. */
 export type ConsentNotificationEvent = Notification & {
   notificationPayload: NotificationPayload & { idType: "CONSENT"; id: string };
 };

@@ -7,8 +7,7 @@ import { notificationSchema } from "./notification.js";
 import { statementListSchema } from "./statement.js";
 import { subscriptionArraySchema, subscriptionSchema } from "./subscription.js";
 
-// Loaded with a dynamic import() only by clients created with
-// `validateResponses: true`, so the schemas cost nothing to everyone else.
+// Loaded with a dynamic import() only by clients created with `validateResponses: true`: the schemas cost others nothing.
 
 const schemas = {
   subscription: subscriptionSchema,

@@ -3,7 +3,7 @@ import { openEnum } from "../internal/open-enum.js";
 
 export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
 
-/** A hateoasLink (§2.5): `href` is required. */
+/** A hateoasLink: `href` is required. */
 export const hateoasLinkSchema = z.looseObject({
   href: z.string(),
   action: z.optional(openEnum<typeof LINK_ACTIONS>()),
@@ -11,7 +11,7 @@ export const hateoasLinkSchema = z.looseObject({
   types: z.optional(z.array(z.string())),
 });
 
-/** A statement (§2.7). The service marks no field required; `status` is any string (its value list is not shown). */
+/** A statement. The service marks no field required; `status` is any string (its value list is not shown). */
 export const statementSchema = z.looseObject({
   accountId: z.optional(z.string()),
   statementId: z.optional(z.string()),
@@ -31,7 +31,7 @@ export const pageMetadataSchema = z.looseObject({
   totalElements: z.optional(z.number()),
 });
 
-/** One page of the statement list (§2.8), paged by `links` or by an FDX page object. */
+/** One page of the statement list, paged by `links` or by an FDX page object. */
 export const statementListSchema = z.looseObject({
   links: z.optional(
     z.nullable(

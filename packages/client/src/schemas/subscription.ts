@@ -2,11 +2,10 @@ import * as z from "zod/mini";
 import { openEnum } from "../internal/open-enum.js";
 import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 
-// Response schemas: tolerant of a newer server (unknown fields kept, unknown
-// enum values accepted), strict about what the service description requires.
+// Tolerant of a newer server (unknown fields kept, unknown enum values accepted), strict about what the service requires.
 
 
-/** A notification subscription as returned by create, get, update and list (§2.1). */
+/** A notification subscription as returned by create, get, update and list. */
 export const subscriptionSchema = z.looseObject({
   subscriptionId: z.string(),
   category: openEnum<typeof NOTIFICATION_CATEGORIES>(),

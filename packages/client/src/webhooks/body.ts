@@ -4,21 +4,11 @@ export const TOO_LARGE = Symbol("too large");
 /**
  * Reads a request body into memory, at most `maxBytes` of it.
  *
- * A declared `Content-Length` over the limit is refused before a byte is read.
- * One within the limit, without `Transfer-Encoding`, is read in one go with
- * `arrayBuffer()`: every server frames such a body by its declared length (Node,
- * Bun and Deno refuse a request that also declares `Transfer-Encoding`), so
- * nothing past it is read, and opening the body as a stream costs Bun and Deno
- * more than the rest of the delivery. A `Request` built in code can carry a
- * length its body does not have: what arrives is still measured, and more than
- * the limit is refused. Otherwise (a chunked body declares no length) bytes are
- * counted as they arrive: past the limit the stream is cancelled, so the
- * sender's remaining bytes are never read.
- *
- * Where a `Request` has no `body` stream at all (Firefox's `Request` lacks the
- * property), the body is read with `arrayBuffer()`: the declared length is
- * still refused first, and a body found longer than the limit is refused too,
- * though by then the platform has already read it.
+ * A declared `Content-Length` over the limit is refused unread. A body within it and without `Transfer-Encoding` is
+ * read with `arrayBuffer()`: servers frame it by that length, so nothing past it is read, and a stream costs Bun and
+ * Deno more than the rest of the delivery. A `Request` built in code can declare a length its body does not have, so
+ * the bytes are measured too. A chunked body is counted as it arrives and cancelled past the limit. Where `Request`
+ * has no `body` property (Firefox), `arrayBuffer()` reads it whole before it is measured.
  */
 export async function readBodyWithLimit(request: Request, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
   const declared = request.headers.get("content-length");

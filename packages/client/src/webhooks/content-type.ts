@@ -1,7 +1,4 @@
-/**
- * True for a JSON media type: `application/json` or `application/<anything>+json`
- * (RFC 6839), in any case, with any parameters (`; charset=utf-8`).
- */
+/** True for `application/json` or `application/<anything>+json` (RFC 6839), in any case, with any parameters. */
 export function isJsonContentType(header: string | null): boolean {
   if (header === null) return false;
   const essence = header.split(";", 1)[0]!.trim().toLowerCase();

@@ -2,26 +2,19 @@ import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
 import { FdxValidationError } from "../core/error.js";
 
 /**
- * Where a webhook receiver records the notification ids it is handling or has
- * handled, so that a redelivery of the same notification is answered without
- * being handled twice. {@link memoryDedupe} keeps them in one process;
- * `postgresDedupe(db)` from `@fdxkit/postgres` shares them between instances.
- * Any other store (Redis `SET NX PX`, DynamoDB conditional writes) fits too.
+ * Where a webhook receiver records the notification ids it is handling or has handled, so that a redelivery is
+ * answered without being handled twice. {@link memoryDedupe} keeps them in one process; `postgresDedupe(db)` from
+ * `@fdxkit/postgres` shares them between instances; any other store (Redis `SET NX PX`, DynamoDB conditional writes) fits.
  */
 export interface DedupeStore {
   /**
-   * Records `notificationId` for `ttlMs` milliseconds if nothing holds it yet.
-   * Resolves `true` when this call took it (handle the notification), `false`
-   * when an earlier claim still holds (handled, or being handled). It must be
-   * atomic across everything that shares the store.
+   * Records `notificationId` for `ttlMs` milliseconds if nothing holds it yet: `true` when this call took it (handle
+   * the notification), `false` when an earlier claim still holds. Must be atomic across everything sharing the store.
    */
   claim(notificationId: string, ttlMs: number): Promise<boolean>;
   /** Drops a claim, so the next delivery of that id is handled (after a failure). */
   release(notificationId: string): Promise<void>;
-  /**
-   * How long `createWebhookHandler` asks a claim to hold, in milliseconds.
-   * Default 86 400 000 (24 h): longer than the sender keeps retrying.
-   */
+  /** How long `createWebhookHandler` asks a claim to hold, in ms. Default 86 400 000 (24 h), longer than the sender retries. */
   readonly ttlMs?: number;
 }
 
@@ -37,11 +30,9 @@ export interface MemoryDedupeOptions {
 export const DEFAULT_DEDUPE_TTL_MS = 86_400_000;
 
 /**
- * A {@link DedupeStore} in this process's memory, for a receiver that runs as
- * one instance. It is bounded: at most `max` ids, each for `ttlMs`; when more
- * arrive, the oldest claims are forgotten first (a redelivery of one of those
- * would be handled again). Receivers on several instances need a shared store
- * such as `postgresDedupe` from `@fdxkit/postgres`.
+ * A {@link DedupeStore} in this process's memory, for a receiver that runs as one instance. It holds at most `max`
+ * ids, each for `ttlMs`, forgetting the oldest claims first (a redelivery of one of those would be handled again).
+ * Receivers on several instances need a shared store such as `postgresDedupe` from `@fdxkit/postgres`.
  *
  * @example
  * ```ts

@@ -1,8 +1,4 @@
-/**
- * A SHA-256 certificate fingerprint as upper-case hex without separators, or
- * `undefined` if `value` is not 32 bytes of hex (colons anywhere allowed, as
- * Node prints them; case ignored).
- */
+/** A SHA-256 fingerprint as upper-case hex without separators, or `undefined` if `value` is not 32 bytes of hex (colons and case ignored). */
 export function normalizeFingerprint(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   const hex = value.replace(/:/g, "").toUpperCase();

@@ -7,32 +7,24 @@ export type ForwardedCertificateFormat = "xfcc" | "pem" | "sha256";
 
 /** Options of {@link verifyForwardedClientCertificate}. */
 export interface ForwardedClientCertificateOptions {
-  /**
-   * The sender certificates accepted: SHA-256 fingerprints, as
-   * `createWebhookServer` takes them (`"AB:CD:…"`; case and colons do not matter).
-   */
+  /** The sender certificates accepted: SHA-256 fingerprints as `createWebhookServer` takes them (`"AB:CD:…"`, any case, colons optional). */
   fingerprints: string[];
   /**
-   * Whether the request came through your TLS-terminating proxy: only then is
-   * the header believed, since anyone reaching the receiver directly can write
-   * it. Check what the proxy alone can make true — a secret header it adds, the
-   * peer address where the runtime gives it (Deno's `info.remoteAddr`, Bun's
-   * `server.requestIP(request)`), or `true` when the receiver listens where
-   * nothing but the proxy can connect (a Unix socket, a private interface).
+   * Whether the request came through your TLS-terminating proxy: only then is the header believed, since anyone
+   * reaching the receiver directly can write it. Check what only the proxy can make true: a secret header it adds, the
+   * peer address (Deno's `info.remoteAddr`, Bun's `server.requestIP(request)`), or `true` when nothing but the proxy
+   * can connect (a Unix socket, a private interface).
    */
   fromProxy: boolean | ((request: Request) => boolean | Promise<boolean>);
   /** The header the proxy writes. Default `"x-forwarded-client-cert"` (Envoy, Istio). */
   header?: string;
   /**
    * How the header carries the certificate:
-   * - `"xfcc"` (default): Envoy's and Istio's `x-forwarded-client-cert`
-   *   (`Hash=<hex SHA-256>;Cert="<URL-encoded PEM>";Subject=…`); the last
-   *   element is read, the one the nearest proxy added;
-   * - `"pem"`: a URL-encoded PEM certificate (nginx `$ssl_client_escaped_cert`,
-   *   AWS ALB's `X-Amzn-Mtls-Clientcert`), hashed here with Web Crypto;
-   * - `"sha256"`: the certificate's SHA-256 fingerprint in hex (e.g. HAProxy's
-   *   `%[ssl_c_der,sha2(256),hex]`). nginx's `$ssl_client_fingerprint` is
-   *   SHA-1: forward `$ssl_client_escaped_cert` with `"pem"` instead.
+   * - `"xfcc"` (default): Envoy's and Istio's `x-forwarded-client-cert` (`Hash=<hex SHA-256>;Cert="<URL-encoded PEM>";…`);
+   *   the last element is read, the one the nearest proxy added;
+   * - `"pem"`: a URL-encoded PEM certificate (nginx `$ssl_client_escaped_cert`, AWS ALB's `X-Amzn-Mtls-Clientcert`);
+   * - `"sha256"`: the SHA-256 fingerprint in hex (HAProxy's `%[ssl_c_der,sha2(256),hex]`). nginx's
+   *   `$ssl_client_fingerprint` is SHA-1: forward `$ssl_client_escaped_cert` with `"pem"` instead.
    */
   format?: ForwardedCertificateFormat;
 }
@@ -54,21 +46,16 @@ export type ForwardedCertificateResult =
   | { verified: false; reason: ForwardedCertificateRefusal };
 
 /**
- * For receivers behind a proxy that terminates TLS (Envoy, Istio, nginx, a
- * cloud load balancer): checks the client certificate the proxy forwarded in
- * a header against pinned SHA-256 fingerprints — and only when `fromProxy`
- * says the request came through that proxy. The proxy itself must require a
- * client certificate and verify its chain and dates (Envoy:
- * `require_client_certificate` with a validation context and
- * `forward_client_cert_details: SANITIZE_SET`; nginx: `ssl_verify_client on`
- * and `proxy_set_header`, which replaces whatever the client sent). Web APIs
- * only (Web Crypto for `"pem"`). Answer anything not verified with 403 before
- * it reaches `createWebhookHandler`.
+ * For receivers behind a proxy that terminates TLS (Envoy, Istio, nginx, a cloud load balancer): checks the client
+ * certificate the proxy forwarded in a header against pinned SHA-256 fingerprints, and only when `fromProxy` says the
+ * request came through that proxy. The proxy itself must require a client certificate and verify its chain and dates
+ * (Envoy: `require_client_certificate` with a validation context and `forward_client_cert_details: SANITIZE_SET`;
+ * nginx: `ssl_verify_client on` and `proxy_set_header`, which replaces whatever the client sent). Answer anything not
+ * verified with 403 before it reaches `createWebhookHandler`.
  *
- * The header is read strictly: a value that is not well formed — an unclosed
- * quote, a `\` with nothing after it, PEM with anything but whitespace around
- * it, two header lines joined (`, ` outside quotes) — is `"malformed"`, never
- * read past, since behind a proxy that appends, its start is the client's.
+ * The header is read strictly: a value that is not well formed (an unclosed quote, a `\` with nothing after it, PEM
+ * with anything but whitespace around it, two header lines joined by `, `) is `"malformed"`, never read past, since
+ * behind a proxy that appends, its start is the client's.
  *
  * @example
  * ```ts
@@ -144,11 +131,7 @@ async function fingerprintOf(value: string, format: ForwardedCertificateFormat):
 }
 
 const FIRST_PEM = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/;
-/**
- * One or more certificates and nothing else but whitespace: text before,
- * between or after them may be a client's forgery that a proxy's value was
- * appended to (or a second header line), so it is refused, not skipped.
- */
+// Certificates and whitespace only: other text may be a client's forgery that the proxy appended to, so it is refused, not skipped.
 const PEM_CHAIN = /^\s*(?:-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/;
 
 /** SHA-256 of the first certificate of a (possibly URL-encoded) PEM text. */

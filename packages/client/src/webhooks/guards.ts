@@ -1,13 +1,8 @@
 import type { ConsentNotificationEvent, MaintenanceNotificationEvent, Notification } from "../schemas/notification.js";
 
-// The guards look at `notificationPayload.idType`, not at `category`: idType is
-// the member that says what `notificationPayload.id` identifies, which is what
-// a receiver needs to know before passing the id to an API call. The service
-// description does not say which types belong to which category, and a payload
-// without idType leaves the meaning of its id open, so such a notification
-// matches neither guard (its `category` and `type` are still there to read).
-// The id must be a non-empty string, so the narrowed id can go straight to
-// `client.maintenance.get` / `client.consents.get`.
+// The guards read `notificationPayload.idType`, not `category`: idType says what the id identifies, and the service does
+// not say which types belong to which category. A payload without idType matches neither guard. The id must be a
+// non-empty string so that it can go straight to `client.maintenance.get` or `client.consents.get`.
 
 function hasPayloadId(notification: Notification, idType: string): boolean {
   const payload = notification.notificationPayload as Notification["notificationPayload"] | undefined;
@@ -15,9 +10,8 @@ function hasPayloadId(notification: Notification, idType: string): boolean {
 }
 
 /**
- * True when the payload id is a maintenance notice id (`idType` `"MAINTENANCE"`
- * with a non-empty `id`): read the notice with
- * `client.maintenance.get(notification.notificationPayload.id)`.
+ * True when the payload id is a maintenance notice id (`idType` `"MAINTENANCE"` with a non-empty `id`): read the
+ * notice with `client.maintenance.get(notification.notificationPayload.id)`.
  *
  * @example
  * ```ts
@@ -32,8 +26,7 @@ export function isMaintenanceNotification(notification: Notification): notificat
 }
 
 /**
- * True when the payload id is a consent id (`idType` `"CONSENT"` with a
- * non-empty `id`): read the grant with
+ * True when the payload id is a consent id (`idType` `"CONSENT"` with a non-empty `id`): read the grant with
  * `client.consents.get(notification.notificationPayload.id)`.
  *
  * @example

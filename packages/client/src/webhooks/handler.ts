@@ -9,29 +9,21 @@ import { parseNotification } from "./parse.js";
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions {
   /**
-   * Called with each valid notification (and the request, e.g. to check a
-   * secret you put in the callback URL). The handler answers 200 once it
-   * settles, or 500 if it throws or rejects, so the sender can retry: do the
-   * work, or queue it durably, before returning.
+   * Called with each valid notification (and the request, e.g. to check a secret you put in the callback URL). The
+   * handler answers 200 once it settles, or 500 if it throws, so the sender retries: do the work, or queue it durably,
+   * before returning.
    */
   onNotification: (notification: Notification, request: Request) => unknown;
   /** Largest body accepted, in bytes; longer ones get 413 without being read further. Default 1 MiB (1 048 576). */
   maxBodyBytes?: number;
-  /**
-   * Called with what `onNotification` threw, before the handler answers 500
-   * (the response never carries it). Use it to log. Errors it throws are ignored.
-   */
+  /** Called with what `onNotification` threw, before the 500 (which never carries it), to log it. Errors it throws are ignored. */
   onError?: (error: unknown, request: Request) => void;
   /**
-   * Handle each notification once. Delivery is at least once: the sender
-   * retries a delivery that got no 2xx, and may deliver again. With a store,
-   * a notification whose `notificationId` is already claimed is answered 200
-   * without calling `onNotification`; a failed `onNotification` releases the
-   * claim, so the retry is handled. A claim is asked to hold for the store's
-   * `ttlMs` (default 24 h). A notification without a `notificationId` is
-   * always handled. A store that fails (throws) gets a 500, so the sender
-   * retries later. Use {@link memoryDedupe} for one instance, a shared store
-   * (`postgresDedupe` from `@fdxkit/postgres`) for several.
+   * Handle each notification once, although delivery is at least once. A notification whose `notificationId` is
+   * already claimed is answered 200 without calling `onNotification`; a failed `onNotification` releases the claim, so
+   * the retry is handled. Claims hold for the store's `ttlMs` (default 24 h). A notification without a `notificationId`
+   * is always handled; a store that throws gets a 500, so the sender retries later. Use {@link memoryDedupe} for one
+   * instance, `postgresDedupe` from `@fdxkit/postgres` for several.
    */
   dedupe?: DedupeStore;
 }
@@ -46,18 +38,14 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
  *
  * - 200 `{"received":true}` after `onNotification` settles;
  * - 405 (with `Allow: POST`) for any method but POST;
- * - 415 for a missing or non-JSON `Content-Type` (`application/json` and
- *   `application/*+json` are JSON, with any parameters);
- * - 413 for a body over `maxBodyBytes`, by `Content-Length` or by counting,
- *   and stops reading it;
+ * - 415 for a missing or non-JSON `Content-Type` (`application/json` and `application/*+json`, with any parameters, are JSON);
+ * - 413 for a body over `maxBodyBytes`, by `Content-Length` or by counting, and stops reading it;
  * - 400 for a body that is not a notification (`onNotification` is not called);
  * - 500 when `onNotification` throws, so the sender retries;
- * - with `dedupe`, 200 without calling `onNotification` for a notification id
- *   already claimed (a redelivery).
+ * - with `dedupe`, 200 without calling `onNotification` for a notification id already claimed (a redelivery).
  *
- * Response bodies are small JSON (`{"error":"…"}`) and never repeat the request.
- * Only Web APIs are used: in Node's `http` or Express, wrap it with
- * `toNodeListener` from `@fdxkit/client/node`.
+ * Response bodies are small JSON (`{"error":"…"}`) and never repeat the request. Only Web APIs are used: in Node's
+ * `http` or Express, wrap it with `toNodeListener` from `@fdxkit/client/node`.
  *
  * @example
  * ```ts
@@ -136,7 +124,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         try {
           await dedupe!.release(id);
         } catch (releaseError) {
-          // The claim now holds until its TTL: a retry within it is not handled. Say so.
+          // The claim now holds until its TTL, so a retry within it is not handled: the receiver must hear of it.
           report(releaseError, request);
         }
       }
@@ -153,8 +141,7 @@ function json(status: number, body: Record<string, unknown> | string, headers: R
     status,
     headers: { "content-type": "application/json" },
   });
-  // Set one by one: Deno's Response constructor is slow with a second init
-  // header, and this is on every delivery.
+  // Set one by one: Deno's Response constructor is slow with a second init header, and this runs on every delivery.
   response.headers.set("cache-control", "no-store");
   for (const name in headers) response.headers.set(name, headers[name]!);
   return response;

@@ -1,12 +1,10 @@
 /**
  * `@fdxkit/client/webhooks`: receive maintenance and consent notifications.
  *
- * Web APIs only (no Node built-ins), so it runs as-is in browsers, Next.js
- * route handlers, Hono, Bun, Deno and Workers. Webhooks carry no signature:
- * authenticate the sender by mutual TLS (`createWebhookServer` in
- * `@fdxkit/client/node`, or {@link verifyForwardedClientCertificate} behind a
- * TLS-terminating proxy), or treat each one as a hint and read the details
- * through the API.
+ * Web APIs only (no Node built-ins), so it runs as-is in browsers, Next.js route handlers, Hono, Bun, Deno and Workers.
+ * Webhooks carry no signature: authenticate the sender by mutual TLS (`createWebhookServer` in `@fdxkit/client/node`,
+ * or {@link verifyForwardedClientCertificate} behind a TLS-terminating proxy), or treat each one as a hint and read
+ * the details through the API.
  *
  * @module @fdxkit/client/webhooks
  */

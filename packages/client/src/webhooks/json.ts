@@ -1,14 +1,9 @@
 import type { FdxIssue } from "../core/error.js";
 
-// Turns a webhook body into a plain JSON value that is safe to hand on.
-//
-// JSON.parse itself is safe: `"__proto__"` becomes an own property, and
-// nothing reaches Object.prototype. The danger comes later, when code copies
-// or merges the result: `target[key] = value` with key `__proto__` swaps a
-// prototype, and a naive deep merge of `{"constructor":{"prototype":…}}`
-// writes into Object.prototype. So the copy made here drops the keys that
-// only ever serve such attacks — no notification member is named like them —
-// and a user's own merge of the result stays harmless.
+// Turns a webhook body into a plain JSON value that is safe to hand on. JSON.parse itself is safe, but a later copy or
+// merge of its result is not: `target[key] = value` with key `__proto__` swaps a prototype, and a naive deep merge of
+// `{"constructor":{"prototype":…}}` writes into Object.prototype. So the copy drops those keys, which no notification
+// member uses, and a user's own merge of the result stays harmless.
 
 const DROPPED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -66,8 +61,7 @@ class NotJson extends Error {
   }
 }
 
-// This runs on every webhook delivery: no per-member allocation beyond the
-// copy itself. The path of a bad member is only built when there is one.
+// Runs on every delivery, so it allocates nothing per member beyond the copy; a bad member's path is built on the way out.
 function copy(value: unknown, depth: number): unknown {
   if (typeof value !== "object") {
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === undefined) return value;

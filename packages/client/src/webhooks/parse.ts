@@ -8,17 +8,12 @@ import { asNotification, isCustomField } from "./shape.js";
 /** Issues an `FdxWebhookError` names at most: enough to fix a sender, and a bound on what a hostile body costs. */
 const MAX_ISSUES = 20;
 
-/** One array of a notification, with the check each member must pass. */
 interface ArrayRule {
   path: readonly string[];
   ok: (member: unknown) => boolean;
 }
 
-/**
- * The arrays of a notification: the only parts of a body that can be long.
- * Built per call, on the error path only: a module-level table would be
- * credited to whichever test loaded the module first in the mutation run.
- */
+/** The arrays of a notification, the only parts of a body that can be long. Built when needed: only the error path uses them. */
 function arrays(): ArrayRule[] {
   return [
     { path: ["notificationPayload", "customFields"], ok: isCustomField },
@@ -30,23 +25,19 @@ function arrays(): ArrayRule[] {
 /**
  * Validates a webhook body and returns it as a typed {@link Notification}.
  *
- * `input` is the raw body (`string`, `Uint8Array`/`Buffer`, `ArrayBuffer`, or
- * another `ArrayBufferView`) as UTF-8 JSON, or a value a framework already
- * parsed from JSON. `category`, `type` and
- * `notificationPayload` must be present, and every known member must have the
- * right JSON type; enum values this SDK does not know yet are accepted as
+ * `input` is the raw body (`string`, `Uint8Array`/`Buffer`, `ArrayBuffer`, or another `ArrayBufferView`) as UTF-8
+ * JSON, or a value a framework already parsed from JSON. `category`, `type` and `notificationPayload` must be present,
+ * and every known member must have the right JSON type; enum values this SDK does not know yet are accepted as
  * strings, and unknown members are kept.
  *
- * The result is a fresh copy with ordinary prototypes and without `__proto__`,
- * `constructor` and `prototype` keys (at any depth), so neither parsing nor a
- * later merge of the result can reach `Object.prototype`.
+ * The result is a fresh copy with ordinary prototypes and without `__proto__`, `constructor` and `prototype` keys (at
+ * any depth), so neither parsing nor a later merge of the result can reach `Object.prototype`.
  *
- * Webhooks are unsigned: treat a notification as a hint and read the details
- * through the API (`client.maintenance.get`, `client.consents.get`).
+ * Webhooks are unsigned: treat a notification as a hint and read the details through the API
+ * (`client.maintenance.get`, `client.consents.get`).
  *
- * @throws {FdxWebhookError} when the body is not UTF-8 JSON, not an object, or
- * not a notification; `issues` names each problem (`notificationPayload.id: must be a string`),
- * the first 20 of them.
+ * @throws {FdxWebhookError} when the body is not UTF-8 JSON, not an object, or not a notification; `issues` names the
+ * first 20 problems (`notificationPayload.id: must be a string`).
  *
  * @example
  * ```ts
@@ -68,12 +59,9 @@ export function parseNotification(input: unknown): Notification {
 }
 
 /**
- * The first issues of a value that is not a notification. zod sees the value
- * with each long array cut down to its first bad members (their indexes mapped
- * back in the issues): a body of a hundred thousand bad fields then costs what
- * a valid body of its size does — the copy and one scan — instead of a zod
- * issue per field (hundreds of megabytes; past some 100 000, zod's own
- * `push(...issues)` overflows the stack).
+ * The first issues of a value that is not a notification. zod sees each long array cut down to its first bad members
+ * (indexes mapped back), so a body of a hundred thousand bad fields costs what a valid one does instead of a zod issue
+ * per field, which takes hundreds of megabytes and, past some 100 000, overflows the stack in zod's `push(...issues)`.
  */
 function issuesOf(value: unknown): FdxIssue[] {
   const indexes = new Map<ArrayRule, number[]>();
@@ -90,7 +78,7 @@ function issuesOf(value: unknown): FdxIssue[] {
     indexes.set(array, bad);
   }
   const result = z.safeParse(notificationSchema, value);
-  // Held equal to asNotification by the tests, zod finds an issue here; should it ever not, say so rather than pass a body.
+  // Should zod ever pass what asNotification refused, the body is still refused.
   // Stryker disable next-line all: unreachable while asNotification and the schema agree (held by the tests); no input reaches it.
   if (result.success) return [{ path: "", message: "is not a notification" }];
   const issues = result.error.issues.slice(0, MAX_ISSUES).map((issue) => {
@@ -105,10 +93,7 @@ function issuesOf(value: unknown): FdxIssue[] {
   return toIssues(issues);
 }
 
-/**
- * What is at `path` inside `value`. No type checks needed: `value` is JSON,
- * so a key of a primitive reads `undefined`, and `null?.[key]` does too.
- */
+/** What is at `path` inside `value`. No type checks: in JSON, a key of a primitive or of `null` reads `undefined`. */
 function at(value: unknown, path: readonly string[]): Record<string, unknown> | undefined {
   let node = value as Record<string, unknown> | undefined;
   for (const key of path) node = node?.[key] as Record<string, unknown> | undefined;

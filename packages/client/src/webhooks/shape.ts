@@ -1,12 +1,9 @@
 import { isRecord } from "../internal/is-record.js";
 import type { Notification } from "../schemas/notification.js";
 
-// The checks of `notificationSchema` (schemas/notification.ts), written out by
-// hand for the webhook hot path: in Bun and Deno zod took more time per
-// delivery than serving it. The schema stays the definition: this only
-// recognises a value that certainly passes it, and anything else goes to zod,
-// which names the issues. The tests hold the two equal (same verdict, same
-// result) over generated values.
+// The checks of `notificationSchema` written out by hand for the webhook hot path, where zod cost Bun and Deno more than
+// serving the delivery. The schema stays the definition: this only recognises values that certainly pass it, and zod
+// names the issues of the rest. Change both together; the tests compare them over generated values.
 
 const optionalString = (value: unknown) => value === undefined || typeof value === "string";
 
@@ -36,10 +33,8 @@ function isOptionalCustomFields(value: unknown): boolean {
 }
 
 /**
- * `value` as a {@link Notification} when it passes `notificationSchema`, else
- * `undefined`. `value` must be a fresh copy (readJson's): a single
- * `customFields` object is wrapped in an array in place, as the schema's
- * transform does.
+ * `value` as a {@link Notification} when it passes `notificationSchema`, else `undefined`. `value` must be a fresh
+ * copy (readJson's): a single `customFields` object is wrapped in an array in place, as the schema's transform does.
  */
 export function asNotification(value: unknown): Notification | undefined {
   if (!isRecord(value)) return undefined;

@@ -1,9 +1,6 @@
-// The `x-forwarded-client-cert` grammar (Envoy, Istio), read strictly. Behind
-// a proxy that appends its element to whatever the client sent, the client
-// writes the start of the value: anything that lets that part reach past
-// itself — a quote left open, an escape with nothing to escape, a second
-// header line — could make the client's element pass for the proxy's. Such a
-// value is refused whole, never repaired or read past.
+// The `x-forwarded-client-cert` grammar (Envoy, Istio), read strictly. Behind a proxy that appends its element to what
+// the client sent, the client writes the start of the value: anything that lets that part reach past itself could make
+// the client's element pass for the proxy's, so such a value is refused whole, never repaired or read past.
 
 /** Why a value is not a well-formed `x-forwarded-client-cert`. */
 export type XfccFault =
@@ -11,21 +8,15 @@ export type XfccFault =
   | "unclosed-quote"
   /** A `\` inside quotes with nothing after it to escape. */
   | "dangling-escape"
-  /**
-   * `,` followed by whitespace outside quotes: two header lines joined, as a
-   * Fetch `Headers` (and Node) joins them. A proxy writes `,` alone between
-   * the elements of its one line.
-   */
+  /** `,` and whitespace outside quotes: two header lines joined, as `Headers` joins them. A proxy writes a bare `,`. */
   | "joined-lines";
 
 /** The elements of a value, each its key/value pairs (keys lower-cased), or why there are none. */
 export type XfccParse = { elements: Map<string, string>[] } | { fault: XfccFault };
 
 /**
- * Splits a value into elements (separated by `,`) of `key=value` pairs
- * (separated by `;`); separators inside double quotes are text, and inside
- * quotes a `\` makes the next character text (`\"`, and the `\,` of an
- * RFC 2253 subject).
+ * Splits a value into `,`-separated elements of `;`-separated `key=value` pairs. Inside double quotes separators are
+ * text, and `\` makes the next character text (`\"`, and the `\,` of an RFC 2253 subject).
  */
 export function parseXfcc(value: string): XfccParse {
   const elements: Map<string, string>[] = [new Map()];
