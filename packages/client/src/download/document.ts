@@ -1,5 +1,5 @@
 import { concat, guardBody, type BodyLimits } from "../internal/body.js";
-import type { Reply } from "../internal/request.js";
+import type { Reply } from "../internal/types.js";
 
 /**
  * A downloaded statement. `body` is the response stream itself: the SDK reads

@@ -4,7 +4,7 @@
 import { FdxConnectionError, FdxError, FdxResponseError, FdxTimeoutError } from "../core/error.js";
 import { redactCause, redactText } from "../core/redact.js";
 import { abortError, noop, onAbort } from "./abort.js";
-import type { Reply, ReplyBody } from "./request.js";
+import type { Reply, ReplyBody } from "./types.js";
 
 /** Thrown by {@link readText} when the body passes its limit; reading stopped there. */
 export class BodyTooLarge extends Error {}

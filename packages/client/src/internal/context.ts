@@ -1,7 +1,8 @@
 import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
-import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
+import { request, retryTimeoutIssues } from "./request.js";
+import type { Call, Transport } from "./types.js";
 import { trimBase } from "./url.js";
 import { checkActorType } from "./actor.js";
 import { checkRateBudget } from "./budget.js";

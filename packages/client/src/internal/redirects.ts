@@ -10,7 +10,7 @@
 /** Hops a download may take before it is refused. */
 export const MAX_REDIRECTS = 5;
 
-import type { Reply } from "./request.js";
+import type { Reply } from "./types.js";
 
 export type FetchOnce = (url: string, init: RequestInit) => Promise<Reply>;
 

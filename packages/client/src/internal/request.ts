@@ -14,109 +14,14 @@ import {
   type FdxIssue,
 } from "../core/error.js";
 import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
-import type { ActorType, ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
-import { abortError, noop, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
+import type { HookEventBase, RequestOptions, TokenContext } from "../core/options.js";
+import { abortError, noop, raceAbort, sleep, startAttempt } from "./abort.js";
 import { ACTOR_HEADER, checkActorType } from "./actor.js";
 import { DEFAULT_PAUSE_MS } from "./budget.js";
-import type { RateBudget } from "../rate-budget/types.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
+import type { BodyAnswer, Call, Mode, Reply, Sender, StreamAnswer, Transport } from "./types.js";
 import { uuid } from "./uuid.js";
-
-/** What the request function needs of a client (or of `clientCredentials`, which has no token and no hooks). */
-export interface Transport {
-  /** Absent for requests that carry their own `authorization` (the token endpoint). */
-  token: TokenProvider | undefined;
-  fetch: FetchLike | undefined;
-  /** Node's own transport's agents (`ClientOptions.agent`). */
-  agent?: NodeAgents | undefined;
-  timeoutMs: number;
-  maxRetries: number;
-  maxResponseBytes: number;
-  interactionIds: boolean;
-  hooks: ClientHooks | undefined;
-  /** Who is asking, for product calls (`ClientOptions.actorType`). */
-  actorType?: ActorType | undefined;
-  /** The per-provider budget product calls take from (`ClientOptions.rateBudget`). */
-  rateBudget?: RateBudget | undefined;
-}
-
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
-
-/** One call: what to send, and how to take the answer. */
-export interface Call {
-  method: Method;
-  /** Absolute URL. */
-  url: string;
-  /** The body, already serialised, with its media type. */
-  body?: { type: string; text: string };
-  /** Sent as `Accept`; `RequestOptions.headers` may override it. Default `application/json`. */
-  accept?: string;
-  /** Overrides the bearer token (the token endpoint's Basic credential). */
-  authorization?: string;
-  /** More strings no error may show (a client secret), beyond the bearer token. */
-  secrets?: readonly string[];
-  /** A product (statement) call: it says who is asking (`FDX-API-Actor-Type`) when an actor type is set. */
-  product?: boolean;
-  /** The provider whose rate budget each attempt takes from (product calls of a client with a `rateBudget`). */
-  providerId?: string | undefined;
-  options: RequestOptions | undefined;
-}
-
-/** How to take a 2xx answer: its body parsed as JSON, as text, or left to stream. */
-export type Mode = "json" | "text" | "stream";
-
-/** A 2xx answer read whole (its body under `maxResponseBytes`). */
-export interface BodyAnswer {
-  status: number;
-  /** The answer, its body read (for its headers: Node's own transport builds them only when asked). */
-  response: Reply;
-  text: string;
-  /** The parsed body in `"json"` mode: `undefined` for an empty one (204). */
-  data: unknown;
-  interactionId: string | undefined;
-  /** What no error may show (the token sent, in every form): for errors about this answer made after it (a page's links). */
-  secrets: () => readonly string[];
-}
-
-/** A 2xx answer whose body is left to stream (downloads). */
-export interface StreamAnswer {
-  response: Reply;
-  interactionId: string | undefined;
-  /** What no error may show (the token sent, in every form): for the errors of the body stream. */
-  secrets: () => readonly string[];
-}
-
-/**
- * What the SDK reads of an answer: a `Response` is one, and so is what
- * Node's own transport makes (src/node/transport.ts) without the cost of a
- * web `Response` and its stream.
- */
-export interface Reply {
-  readonly status: number;
-  readonly statusText: string;
-  readonly ok: boolean;
-  /** The URL answered ("" when unknown). */
-  readonly url: string;
-  readonly type: ResponseType;
-  readonly headers: Headers;
-  readonly body: ReplyBody | null;
-}
-
-/** The part of a `ReadableStream` the SDK uses: one reader, or a cancel. */
-export interface ReplyBody {
-  getReader(): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(reason?: unknown): Promise<void> };
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/**
- * How an attempt sends one request: as `fetch(url, init)` with `redirect:
- * "manual"` would, stopped when the attempt is (its timeout, the caller's
- * abort). The request path races each step (the answer, its body) against
- * the attempt's end, unless the sender made `attempt.race` a pass-through. `fetch` everywhere; the `node` entry sets Node's own transport
- * for clients given no `fetch` (src/node/transport.ts).
- */
-export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Attempt) => Promise<Reply>;
 
 /**
  * The client's `fetch`, else the platform's, looked up per call: a fetch

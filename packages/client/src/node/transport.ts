@@ -14,7 +14,8 @@ import type * as http from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
 import type { Readable, Transform } from "node:stream";
 import type { NodeAgents } from "../core/options.js";
-import { sendFetch, type Reply, type ReplyBody, type Sender } from "../internal/request.js";
+import { sendFetch } from "../internal/request.js";
+import type { Reply, ReplyBody, Sender } from "../internal/types.js";
 
 // Built-ins through process.getBuiltinModule, on first use, not `import`: on Node 24 an ESM import of node:http
 // builds its namespace, whose lazy `WebSocket` getters load undici (a cold import of the entry measured 34 ms,
