@@ -20,30 +20,9 @@ import { ACTOR_HEADER, checkActorType } from "./actor.js";
 import { DEFAULT_PAUSE_MS } from "./budget.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
-import type { BodyAnswer, Call, Mode, Reply, Sender, StreamAnswer, Transport } from "./types.js";
+import { sendFetch } from "./send-fetch.js";
+import type { BodyAnswer, Call, Mode, Reply, StreamAnswer, TokenMemo, Transport } from "./types.js";
 import { uuid } from "./uuid.js";
-
-/**
- * The client's `fetch`, else the platform's, looked up per call: a fetch
- * patched after the client was made (msw, polyfills) is honoured. Called
- * with (url, init) rather than a Request: the platform would copy a
- * Request, signal and all (~25 µs), so `fetch: globalThis.fetch`, how Node
- * users choose fetch, is called as the default is.
- */
-export const sendFetch: Sender = (t, url, init, attempt) => {
-  // A signal of the request's own, aborted when the attempt stops: it closes the connection (not only the wait).
-  const controller = new AbortController();
-  attempt.stopped.catch((reason: unknown) => controller.abort(reason));
-  init.signal = controller.signal;
-  return attempt.race(t.fetch && t.fetch !== globalThis.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
-};
-
-let sender = sendFetch;
-
-/** Makes `send` how every attempt sends (none: fetch again). */
-export const useSender = (send = sendFetch): void => {
-  sender = send;
-};
 
 /** Error bodies are small; a proxy's error page is not worth holding whole. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -103,14 +82,14 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortError(signal);
     // A string token is checked without a turn of the event loop; only a function is awaited.
-    let token = call.authorization === undefined ? use(typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal)) : checkToken(t.token), last) : "";
+    let token = call.authorization === undefined ? use(typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal), t.tokenMemo) : checkToken(t.token, t.tokenMemo), last) : "";
     if (turn) await turn();
     let outcome = await send(t, sending, headers, call.authorization ?? `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
     // A 401 was not processed, so even a POST is repeated; a 401 from another origin (a document host
     // a download was redirected to) says nothing of the user's token.
     if (!renewed && "error" in outcome && outcome.status === 401 && typeof t.token === "function" && call.authorization === undefined && outcome.sameOrigin) {
       renewed = true;
-      const next = checkToken(await callToken(t.token, token, signal));
+      const next = checkToken(await callToken(t.token, token, signal), t.tokenMemo);
       if (next !== token) {
         token = use(next, token);
         if (turn) await turn();
@@ -189,16 +168,14 @@ async function callToken(token: (context: TokenContext) => string | Promise<stri
   }
 }
 
-// The last token that passed: a client's string token is then checked once, not on every call.
-let goodToken: string | undefined;
-
-function checkToken(value: unknown): string {
+function checkToken(value: unknown, memo: TokenMemo | undefined): string {
   if (typeof value !== "string" || value === "") {
     throw new FdxValidationError([{ path: "token", message: "the token function must return a non-empty string" }]);
   }
   // Stryker disable next-line ConditionalExpression: scanning a token that passed before gives the same verdict; the cache only saves the scan
-  if (value !== goodToken && !isHeaderValue(value)) throw new FdxValidationError([{ path: "token", message: "is not a valid HTTP header value" }]);
-  return (goodToken = value);
+  if (value !== memo?.last && !isHeaderValue(value)) throw new FdxValidationError([{ path: "token", message: "is not a valid HTTP header value" }]);
+  if (memo) memo.last = value;
+  return value;
 }
 
 interface AttemptInfo {
@@ -240,7 +217,8 @@ async function send(
     headers = base;
   }
 
-  const limits = startAttempt(signal, timeoutMs);
+  const sender = t.send ?? sendFetch;
+  const limits = startAttempt(signal, timeoutMs, !sender.endsWithAttempt);
   // The attempt timed out or its connection failed (`during`: "" for the wait for headers), for the retry loop to weigh.
   const lost = (cause: unknown, during: string): Failure => {
     const s = secrets();

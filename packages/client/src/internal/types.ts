@@ -11,6 +11,8 @@ export interface Transport {
   /** Absent for requests that carry their own `authorization` (the token endpoint). */
   token: TokenProvider | undefined;
   fetch: FetchLike | undefined;
+  /** How each attempt sends; absent: fetch. */
+  send?: Sender | undefined;
   /** Node's own transport's agents (`ClientOptions.agent`). */
   agent?: NodeAgents | undefined;
   timeoutMs: number;
@@ -22,6 +24,13 @@ export interface Transport {
   actorType?: ActorType | undefined;
   /** The per-provider budget product calls take from (`ClientOptions.rateBudget`). */
   rateBudget?: RateBudget | undefined;
+  /** The client's last token that passed the header check, so a string token is scanned once, not on every call. */
+  tokenMemo?: TokenMemo | undefined;
+}
+
+/** One client's memory of the last token that passed the header check. */
+export interface TokenMemo {
+  last: string | undefined;
 }
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
@@ -95,7 +104,14 @@ export interface ReplyBody {
 /**
  * How an attempt sends one request: as `fetch(url, init)` with `redirect:
  * "manual"` would, stopped when the attempt is (its timeout, the caller's
- * abort). The request path races each step (the answer, its body) against
- * the attempt's end, unless the sender made `attempt.race` a pass-through.
+ * abort).
  */
-export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Attempt) => Promise<Reply>;
+export interface Sender {
+  (t: Transport, url: string, init: RequestInit, attempt: Attempt): Promise<Reply>;
+  /**
+   * True when a stopped attempt ends every step of this sender on its own
+   * (the wait for the answer and its body read). The request path then need
+   * not race each step against the attempt's end, which is only a cost.
+   */
+  readonly endsWithAttempt?: boolean;
+}

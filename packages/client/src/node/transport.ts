@@ -14,8 +14,8 @@ import type * as http from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
 import type { Readable, Transform } from "node:stream";
 import type { NodeAgents } from "../core/options.js";
-import { sendFetch } from "../internal/request.js";
-import type { Reply, ReplyBody, Sender } from "../internal/types.js";
+import type { Attempt } from "../internal/abort.js";
+import type { Reply, ReplyBody, Sender, Transport } from "../internal/types.js";
 
 // Built-ins through process.getBuiltinModule, on first use, not `import`: on Node 24 an ESM import of node:http
 // builds its namespace, whose lazy `WebSocket` getters load undici (a cold import of the entry measured 34 ms,
@@ -32,16 +32,14 @@ let httpsAgent: HttpsAgent | undefined;
 const DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefined };
 const noop = () => {};
 
-/** How the `node` entry's clients send: Node's own transport, unless the client was given a `fetch`. */
-export const sendNodeOrFetch: Sender = (t, url, init, attempt) => {
-  if (t.fetch) return sendFetch(t, url, init, attempt);
-  // Its steps end when the attempt does (a destroyed request ends its answer's body too, through every
-  // decoder): the request path's race of each step against the attempt's end is only a cost here.
-  attempt.race = pass;
-  return sendNode(url, init, t.agent, attempt.stopped);
-};
-
-const pass = <T>(step: Promise<T>) => step;
+/**
+ * How the `node` entry's clients given no `fetch` send. Its steps end when
+ * the attempt does (a destroyed request ends its answer's body too, through
+ * every decoder), so the request path need not race them.
+ */
+export const sendNodeTransport: Sender = Object.assign((t: Transport, url: string, init: RequestInit, attempt: Attempt) => sendNode(url, init, t.agent, attempt.stopped), {
+  endsWithAttempt: true,
+});
 
 /**
  * Sends one request as `fetch(url, init)` would with `redirect: "manual"`:
@@ -68,8 +66,8 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
     };
     const req = secure ? https().request(options) : nodeHttp().request(options);
     // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
-    // ends its answer's body too (an error of its own, through every decoder), which is why sendNodeOrFetch
-    // needs no race of the steps (the stall tests, a compressed body's included, run on both transports).
+    // ends its answer's body too (an error of its own, through every decoder), which is why this transport
+    // needs no race of the steps.
     stopped?.catch((reason: unknown) => req.destroy(reason instanceof Error ? reason : undefined));
     req.on("error", (cause) => reject(new TypeError("request failed", { cause })));
     req.on("response", (res) => resolve(new NodeReply(res, url, method)));
