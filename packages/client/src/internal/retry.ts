@@ -1,4 +1,5 @@
-// The retry policy of the SDK (DESIGN.md §3 "Retries").
+// The retry policy: which failures are tried again, and how long to wait
+// before the next attempt.
 
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
@@ -17,6 +18,16 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "PATCH", "DELETE"]);
 export function isRetryable(method: string, status?: number): boolean {
   if (status === 429 || status === 503) return true;
   return (status === undefined || status === 500 || status === 502 || status === 504) && IDEMPOTENT.has(method);
+}
+
+/**
+ * Whether the call tries again after attempt number `attempt` failed: within
+ * `maxRetries`, for a failure its method may repeat, and not when the server
+ * asks to wait longer than {@link MAX_RETRY_AFTER_MS} (its Retry-After wins
+ * over the backoff, and so the error surfaces instead).
+ */
+export function shouldRetry(method: string, attempt: number, maxRetries: number, status: number | undefined, retryAfterMs: number | undefined): boolean {
+  return attempt <= maxRetries && isRetryable(method, status) && (retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(8 s, 0.5 s · 2^retry)). */

@@ -2,6 +2,7 @@
 // call, its answers, and how an attempt sends. Kept apart from the engine so
 // the modules around it (body reading, redirects, the transports) depend on
 // these shapes and not on each other.
+import type { FdxError } from "../core/error.js";
 import type { ActorType, ClientHooks, FetchLike, NodeAgents, RequestOptions, TokenProvider } from "../core/options.js";
 import type { RateBudget } from "../rate-budget/types.js";
 import type { Attempt } from "./abort.js";
@@ -78,6 +79,19 @@ export interface StreamAnswer {
   /** What no error may show (the token sent, in every form): for the errors of the body stream. */
   secrets: () => readonly string[];
 }
+
+/** How one attempt ended short of an answer, for the retry loop to weigh. */
+export interface Failure {
+  error: FdxError;
+  /** Absent when no response arrived. */
+  status?: number;
+  retryAfterMs?: number;
+  /** Whether the answer came from the URL's own origin (not from where a download was redirected). */
+  sameOrigin?: boolean;
+}
+
+/** What one attempt ends in: the answer, or a failure a retry may mend. */
+export type Outcome = BodyAnswer | StreamAnswer | Failure;
 
 /**
  * What the SDK reads of an answer: a `Response` is one, and so is what
