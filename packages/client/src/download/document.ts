@@ -1,4 +1,5 @@
-import { concat, guardBody, type BodyLimits } from "../internal/body.js";
+import { guardBody, type BodyLimits } from "../internal/body.js";
+import { concat } from "../internal/bounded-read.js";
 import type { Reply } from "../internal/types.js";
 
 /**
