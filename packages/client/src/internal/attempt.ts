@@ -8,7 +8,8 @@ import { abortError, noop, startAttempt, type Attempt } from "./abort.js";
 import { BodyTooLarge, readText } from "./body.js";
 import { hookEvent, runHook } from "./hooks.js";
 import { sendFetch } from "./send-fetch.js";
-import type { BodyAnswer, Call, Failure, Mode, Outcome, Reply, Sender, Transport } from "./types.js";
+import type { FetchOnce } from "./redirects.js";
+import type { BodyAnswer, Call, Failure, Mode, Outcome, Reply, Transport } from "./types.js";
 
 /** Error bodies are small; a proxy's error page is not worth holding whole. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -46,9 +47,12 @@ export async function attemptOnce(t: Transport, call: Call, base: Record<string,
   const scope: Scope = { t, call, info, limits: startAttempt(signal, info.timeoutMs, !sender.endsWithAttempt), hopped: false, secrets };
   const started = t.hooks?.onResponse ? performance.now() : 0;
   try {
+    const init = requestInit(call, headers);
+    const fetchOnce = (to: string, options: RequestInit) => sender(t, to, options, scope.limits);
     let response: Reply;
     try {
-      response = await reach(scope, sender, headers);
+      response = await fetchOnce(call.url, init);
+      if (info.mode === "stream" && isRedirect(response)) response = await follow(scope, response, init, fetchOnce);
     } catch (cause) {
       if (cause instanceof FdxLinkError) throw cause;
       if (signal?.aborted) throw abortError(signal);
@@ -86,22 +90,19 @@ async function hookedHeaders(
 
 const isRedirect = (response: Reply) => response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
 
-/**
- * Sends the request and waits for its answer's headers; a download's
- * redirects are followed by hand, under rules the platform would not keep.
- */
-async function reach(scope: Scope, sender: Sender, headers: Record<string, string> | Headers): Promise<Reply> {
-  const { t, call, limits } = scope;
-  const init: RequestInit = {
+function requestInit(call: Call, headers: Record<string, string> | Headers): RequestInit {
+  return {
     method: call.method,
     headers,
     body: call.body?.text,
     // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
     redirect: "manual",
   };
-  const fetchOnce = (to: string, options: RequestInit) => sender(t, to, options, limits);
-  const response = await fetchOnce(call.url, init);
-  if (scope.info.mode !== "stream" || !isRedirect(response)) return response;
+}
+
+/** Follows a download's redirects by hand, under rules the platform would not keep. */
+async function follow(scope: Scope, response: Reply, init: RequestInit, fetchOnce: FetchOnce): Promise<Reply> {
+  const { call, limits } = scope;
   // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
   const { followRedirects } = await limits.race(import("./redirects.js"));
   const refuse = (location: string, why: string) => {
