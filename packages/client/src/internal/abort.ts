@@ -76,7 +76,7 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
  * as soon as either fires, whether or not the platform noticed: a custom
  * fetch may drop the `Request` it was given, and Node's fetch then loses the
  * link from its signal after a garbage collection and never aborts
- * (nodejs/node#55428; test/internal/abort.test.ts reproduces it).
+ * (nodejs/node#55428).
  */
 export interface Attempt {
   /** Rejects with the reason when the timeout fires or the caller aborts. */

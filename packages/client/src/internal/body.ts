@@ -1,6 +1,6 @@
-// Every response body the SDK reads is bounded here, after decompression:
-// a JSON answer by readText (size, within the attempt's timeout), a
-// download's stream by guardBody (size, and each stall between chunks).
+// Every response body the SDK reads is bounded, after decompression: a JSON
+// answer by readText (size, within the attempt's timeout), a download's
+// stream by guardBody (size, and each stall between chunks).
 import { FdxConnectionError, FdxError, FdxResponseError, FdxTimeoutError } from "../core/error.js";
 import { redactCause, redactText } from "../core/redact.js";
 import { abortError, noop, onAbort } from "./abort.js";
@@ -93,7 +93,6 @@ export function guardBody(source: ReplyBody | null, limits: BodyLimits): Readabl
     clearTimeout(timer);
     release();
   };
-  // A limit broken: the response is cancelled, and the consumer gets the error.
   const stop = (error: FdxError) => {
     end();
     void reader.cancel(error).catch(noop);

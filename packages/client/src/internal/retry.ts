@@ -3,7 +3,7 @@
 
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
-/** A server asking us to wait longer than this gets its error surfaced instead. */
+/** A server asking to wait longer than this gets its error surfaced instead. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Methods safe to repeat after a failure that may have reached the server. POST never is. */
@@ -20,12 +20,7 @@ export function isRetryable(method: string, status?: number): boolean {
   return (status === undefined || status === 500 || status === 502 || status === 504) && IDEMPOTENT.has(method);
 }
 
-/**
- * Whether the call tries again after attempt number `attempt` failed: within
- * `maxRetries`, for a failure its method may repeat, and not when the server
- * asks to wait longer than {@link MAX_RETRY_AFTER_MS} (its Retry-After wins
- * over the backoff, and so the error surfaces instead).
- */
+/** Whether the call tries again after attempt `attempt` failed. A server's Retry-After wins over the backoff, so one too long surfaces the error. */
 export function shouldRetry(method: string, attempt: number, maxRetries: number, status: number | undefined, retryAfterMs: number | undefined): boolean {
   return attempt <= maxRetries && isRetryable(method, status) && (retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS;
 }

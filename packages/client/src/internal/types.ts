@@ -14,22 +14,18 @@ export interface Transport {
   fetch: FetchLike | undefined;
   /** How each attempt sends; absent: fetch. */
   send?: Sender | undefined;
-  /** Node's own transport's agents (`ClientOptions.agent`). */
   agent?: NodeAgents | undefined;
   timeoutMs: number;
   maxRetries: number;
   maxResponseBytes: number;
   interactionIds: boolean;
   hooks: ClientHooks | undefined;
-  /** Who is asking, for product calls (`ClientOptions.actorType`). */
   actorType?: ActorType | undefined;
-  /** The per-provider budget product calls take from (`ClientOptions.rateBudget`). */
   rateBudget?: RateBudget | undefined;
   /** The client's last token that passed the header check, so a string token is scanned once, not on every call. */
   tokenMemo?: TokenMemo | undefined;
 }
 
-/** One client's memory of the last token that passed the header check. */
 export interface TokenMemo {
   last: string | undefined;
 }
@@ -39,7 +35,6 @@ export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 /** One call: what to send, and how to take the answer. */
 export interface Call {
   method: Method;
-  /** Absolute URL. */
   url: string;
   /** The body, already serialised, with its media type. */
   body?: { type: string; text: string };

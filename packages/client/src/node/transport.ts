@@ -1,12 +1,10 @@
-// Node's own transport (DESIGN.md §3): `node:http`/`node:https` with
-// keep-alive agents instead of `fetch`, chosen by the package's `node`
-// export condition when a client is given no `fetch`. Node's `fetch` costs
-// about 1.6× a keep-alive `node:http` request on loopback; most of it is the
-// web `Response` and its stream, which this transport does not build: it
-// answers with a `Reply` (the members of a `Response` the SDK reads) whose
-// body is read straight off the socket, through node:zlib where the answer
-// is compressed. Everything else — limits, timeouts, aborts, redirects,
-// hooks, errors — stays with the request path, as it is for `fetch`.
+// Node's own transport: `node:http`/`node:https` with keep-alive agents
+// instead of `fetch`, for the clients of the package's `node` entry given no
+// `fetch`. Most of what Node's `fetch` costs is the web `Response` and its
+// stream, which this transport does not build: it answers with a `Reply`
+// whose body is read straight off the socket, through node:zlib where the
+// answer is compressed. Limits, timeouts, aborts, redirects, hooks and errors
+// stay with the request path, as they are for `fetch`.
 //
 // `http.request` is looked up on the module object at call time, so msw's
 // Node interception (which replaces it) sees every request.
@@ -18,8 +16,8 @@ import type { Attempt } from "../internal/abort.js";
 import type { Reply, ReplyBody, Sender, Transport } from "../internal/types.js";
 
 // Built-ins through process.getBuiltinModule, on first use, not `import`: on Node 24 an ESM import of node:http
-// builds its namespace, whose lazy `WebSocket` getters load undici (a cold import of the entry measured 34 ms,
-// 16 ms of it undici); node:https brings TLS. The entry then costs its own code only.
+// builds its namespace, whose lazy `WebSocket` getters load undici, and node:https brings TLS. Importing the
+// entry then costs its own code only.
 let httpModule: typeof http | undefined;
 const nodeHttp = () => (httpModule ??= process.getBuiltinModule("node:http"));
 const https = () => process.getBuiltinModule("node:https");
@@ -65,9 +63,8 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       signal,
     };
     const req = secure ? https().request(options) : nodeHttp().request(options);
-    // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
-    // ends its answer's body too (an error of its own, through every decoder), which is why this transport
-    // needs no race of the steps.
+    // A promise's handler is cheaper than an AbortSignal's listener. Destroying the request ends its answer's
+    // body too (an error of its own, through every decoder), which is why this transport needs no race of the steps.
     stopped?.catch((reason: unknown) => req.destroy(reason instanceof Error ? reason : undefined));
     req.on("error", (cause) => reject(new TypeError("request failed", { cause })));
     req.on("response", (res) => resolve(new NodeReply(res, url, method)));
@@ -87,7 +84,8 @@ interface Target {
 
 type Origin = Omit<Target, "path">;
 
-// Origins parsed before; a URL object a call cost ~2 µs. Bounded: a document host per download could make it grow.
+// Origins parsed before, as parsing a URL on every call is a measurable part of it. Bounded: a document host per
+// download could make it grow.
 const origins = new Map<string, Origin>();
 // A path as the URL parser would leave it (no dot segment, "%2e" included; no fragment, space, quote or other
 // character it encodes): the SDK's own paths and the links it resolved are, and are sent as they are. Any other is parsed.
@@ -95,9 +93,8 @@ const PLAIN_PATH = /^\/(?:[\w\-~!$&()*+,;=:@?/]|%(?!2e)|\.(?![./?]|$))*$/i;
 
 /** Where `url` sends to, checked as fetch checks it: http(s) only, and no credentials in the URL (Node would send them as Basic auth). */
 function target(url: string): Target {
-  // The cache only spares a parse. A mutant that makes it miss, store nothing or forget early sends the same
-  // request through the parse below (equivalent, hence the disables); one that caches a wrong origin or keeps
-  // a path the parser would change is caught (test/node/transport-edges.test.ts).
+  // The cache only spares a parse: missing it, storing nothing or forgetting early sends the same request
+  // through the parse below.
   // Stryker disable next-line StringLiteral: no "/" found where one is: the parse
   const slash = url.indexOf("/", url.indexOf("//") + 2);
   // Stryker disable next-line MethodExpression: a whole URL is never a plain path: the parse
@@ -136,10 +133,9 @@ function check(url: URL): Origin {
 /**
  * The headers as Node's raw list (`[name, value, …]`, as `rawHeaders`):
  * Node writes them out as they come, where from an object it first builds
- * its own map of them (some 2 % of a `consents.get`'s time and 4 % of its
- * CPU, measured both ways round against the build before). So `Host`,
- * which Node adds only to an object's, is added here as Node adds it: the
- * URL's host (an IPv6 literal in brackets, no default port), unless given.
+ * its own map of them. So `Host`, which Node adds only to an object's, is
+ * added here as Node adds it: the URL's host (an IPv6 literal in brackets,
+ * no default port), unless given.
  */
 function rawHeaders(init: HeadersInit | undefined, host: string, method: string, body: string | undefined): string[] {
   const headers = toRecord(init);
@@ -221,7 +217,7 @@ class NodeBody implements ReplyBody {
   }
 
   getReader() {
-    // Paused mode and a callback per wait: an async iterator costs a few µs a call more.
+    // Paused mode and a callback per wait: cheaper than an async iterator.
     const stream = this.#stream;
     let wake: (() => void) | undefined;
     let listening = false;
