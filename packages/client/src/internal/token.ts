@@ -21,33 +21,35 @@ export type SendWith = (call: Call, authorization: string) => Promise<Outcome>;
 export function withToken(t: Transport, call: Call, signal: AbortSignal | undefined): (send: SendWith) => Promise<Outcome> {
   const own = call.authorization;
   if (own !== undefined) return (send) => send(call, own);
+  const token = t.token;
+  // A string token is checked without a turn of the event loop, and a 401 has no fresher one to try.
+  if (typeof token !== "function") return (send) => send(call, `Bearer ${checkToken(token, t.tokenMemo)}`);
   let renewed = false;
   // Tokens this call sent before the current one: a server may echo a refused token in a later answer.
   let earlier: string[] | undefined;
   let sending = call;
   let last: string | undefined;
-  const use = (token: string, previous: string | undefined) => {
+  const use = (fresh: string, previous: string | undefined) => {
     // Stryker disable next-line ConditionalExpression,LogicalOperator: an undefined previous has no secret forms and a token listed twice redacts nothing more; the checks only keep the list short
-    if (previous !== undefined && previous !== token && !earlier?.includes(previous)) {
+    if (previous !== undefined && previous !== fresh && !earlier?.includes(previous)) {
       (earlier ??= []).push(previous);
       sending = { ...call, secrets: [...(call.secrets ?? []), ...earlier.flatMap(secretForms)] };
     }
-    return token;
+    return fresh;
   };
   return async (send) => {
-    // A string token is checked without a turn of the event loop; only a function is awaited.
-    let token = use(typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal), t.tokenMemo) : checkToken(t.token, t.tokenMemo), last);
-    let outcome = await send(sending, `Bearer ${token}`);
+    let current = use(checkToken(await callToken(token, undefined, signal), t.tokenMemo), last);
+    let outcome = await send(sending, `Bearer ${current}`);
     // A 401 from another origin (a document host a download was redirected to) says nothing of the user's token.
-    if (!renewed && "error" in outcome && outcome.status === 401 && typeof t.token === "function" && outcome.sameOrigin) {
+    if (!renewed && "error" in outcome && outcome.status === 401 && outcome.sameOrigin) {
       renewed = true;
-      const next = checkToken(await callToken(t.token, token, signal), t.tokenMemo);
-      if (next !== token) {
-        token = use(next, token);
-        outcome = await send(sending, `Bearer ${token}`);
+      const next = checkToken(await callToken(token, current, signal), t.tokenMemo);
+      if (next !== current) {
+        current = use(next, current);
+        outcome = await send(sending, `Bearer ${current}`);
       }
     }
-    last = token;
+    last = current;
     return outcome;
   };
 }
