@@ -14,7 +14,7 @@ export default {
   ignoreStatic: true,
   concurrency: 2,
   mutate: [
-    "packages/client/src/internal/{request,abort,body,context,retry,validation,paths,url,recent,redirects,checks,budget,actor}.ts",
+    "packages/client/src/internal/{request,attempt,token,headers,hooks,send-fetch,bounded-read,abort,body,context,retry,validation,paths,url,recent,redirects,checks,budget,actor}.ts",
     "packages/client/src/rate-budget/memory.ts",
     "packages/client/src/core/{error,redact}.ts",
     "packages/client/src/pagination/*.ts",

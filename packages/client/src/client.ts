@@ -4,6 +4,7 @@ import { maintenanceResource, type MaintenanceResource } from "./resources/maint
 import { statementsResource, type StatementsResource } from "./resources/statements.js";
 import { subscriptionsResource, type SubscriptionsResource } from "./resources/subscriptions.js";
 import type { ClientOptions } from "./core/options.js";
+import type { Sender } from "./internal/types.js";
 
 /** The fdxkit client: one namespace per service area, all over one request function. */
 export interface FdxClient {
@@ -30,14 +31,19 @@ export interface FdxClient {
  * const subscription = await client.subscriptions.create({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://me.example/hooks" });
  */
 export function createClient(options: ClientOptions): FdxClient {
-  const ctx = createContext(options);
+  return clientWith(options, undefined);
+}
+
+/** A client whose calls go through `nodeSender` when given and the options name no `fetch`; its `withOptions` keeps that choice. */
+export function clientWith(options: ClientOptions, nodeSender: Sender | undefined): FdxClient {
+  const ctx = createContext(options, nodeSender);
   return {
     subscriptions: subscriptionsResource(ctx),
     maintenance: maintenanceResource(ctx),
     consents: consentsResource(ctx),
     statements: statementsResource(ctx),
     // Options given as undefined keep this client's (a spread would erase them).
-    withOptions: (changes) => createClient({ ...options, ...(definedOnly(changes) as Partial<ClientOptions>) }),
+    withOptions: (changes) => clientWith({ ...options, ...(definedOnly(changes) as Partial<ClientOptions>) }, nodeSender),
   };
 }
 

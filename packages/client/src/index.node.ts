@@ -4,15 +4,12 @@
  *
  * @module @fdxkit/client
  */
-import { createClient as createFetchClient, type FdxClient } from "./client.js";
+import { clientWith, type FdxClient } from "./client.js";
 import { FdxValidationError, type FdxIssue } from "./core/error.js";
 import type { ClientOptions } from "./core/options.js";
-import { useSender } from "./internal/request.js";
-import { sendNodeOrFetch } from "./node/transport.js";
+import { sendNodeTransport } from "./node/transport.js";
 
 export * from "./index.js";
-
-useSender(sendNodeOrFetch);
 
 /**
  * Creates a client. Throws `FdxValidationError` for unusable options (a relative `baseUrl`, a missing token); makes no
@@ -23,14 +20,14 @@ useSender(sendNodeOrFetch);
  * const client = createClient({ baseUrl: "https://api.example.com", token: process.env.FDX_TOKEN! });
  * const subscription = await client.subscriptions.create({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "https://me.example/hooks" });
  */
-// Its own function, not a re-export: a bundler that skips modules whose exports go unused must still run the line above.
 export function createClient(options: ClientOptions): FdxClient {
   const agent = (options as Partial<ClientOptions> | undefined)?.agent;
-  // Checked here, in the one entry that uses it, so no browser bundle carries the check; Node checks each agent when it sends.
-  if (agent === undefined || (typeof agent === "object" && agent !== null)) return createFetchClient(options);
+  // Checked here, by the one entry that uses it (no browser bundle carries the check); what each agent is,
+  // Node checks when it sends (an FdxConnectionError naming the option).
+  if (agent === undefined || (typeof agent === "object" && agent !== null)) return clientWith(options, sendNodeTransport);
   const issues: FdxIssue[] = [];
   try {
-    createFetchClient(options);
+    clientWith(options, sendNodeTransport);
   } catch (error) {
     if (!(error instanceof FdxValidationError)) throw error;
     issues.push(...error.issues);

@@ -1,7 +1,7 @@
 import { FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { FetchLike, TokenContext } from "../core/options.js";
 import { checkInteger, httpUrl } from "../internal/checks.js";
-import type { Transport } from "../internal/request.js";
+import type { Transport } from "../internal/types.js";
 import { clientAuth, parseTokenAnswer, postForm, tokenTransport } from "./token-endpoint.js";
 
 /** Options of {@link clientCredentials}. */

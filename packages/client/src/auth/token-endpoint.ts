@@ -6,7 +6,8 @@ import { FdxApiError } from "../core/error.js";
 import { secretForms } from "../core/redact.js";
 import type { FetchLike, RequestOptions } from "../core/options.js";
 import { isRecord } from "../internal/is-record.js";
-import { request, type Transport } from "../internal/request.js";
+import { request } from "../internal/request.js";
+import type { Transport } from "../internal/types.js";
 import { FdxAuthError } from "./errors.js";
 
 /** Token answers and discovery documents are small; anything bigger is not one. */

@@ -250,7 +250,7 @@ export class FdxWebhookError extends FdxError {
   }
 }
 
-/** FDX error codes of the service description (§7), as the strings `FdxApiError.code` holds. */
+/** The FDX error codes the service answers with, as the strings `FdxApiError.code` holds. */
 export const FdxErrorCode = {
   InvalidInput: "401",
   Unauthorized: "1205",

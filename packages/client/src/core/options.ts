@@ -3,7 +3,7 @@ import type { ActorType, RateBudget } from "../rate-budget/types.js";
 export type { ActorType };
 import type { FdxError } from "./error.js";
 
-/** What a token function is told when it is called (DESIGN.md §3 "Tokens"). */
+/** What a token function is told when it is called: before every attempt, and once more after a 401. */
 export interface TokenContext {
   /** Undefined before an attempt; after a 401, the token the server just refused (hand back another, or the 401 is thrown). */
   rejected: string | undefined;

@@ -1,6 +1,5 @@
 // Redaction: no error the SDK throws may carry the bearer token or a client
-// secret, even when a server or a custom fetch echoes them back (DESIGN.md §3
-// "Errors"). Everything that comes from outside — a server's text, body and
+// secret, even when a server or a custom fetch echoes them back. Everything that comes from outside — a server's text, body and
 // headers, a URL or link it named, a platform or custom-fetch error — passes
 // through here first, and every cut of such text is made here too, after the
 // redaction: cut first, a secret's prefix would no longer be recognised.

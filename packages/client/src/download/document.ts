@@ -1,5 +1,6 @@
-import { concat, guardBody, type BodyLimits } from "../internal/body.js";
-import type { Reply } from "../internal/request.js";
+import { guardBody, type BodyLimits } from "../internal/body.js";
+import { concat } from "../internal/bounded-read.js";
+import type { Reply } from "../internal/types.js";
 
 /**
  * A downloaded statement. `body` is the response stream itself: nothing is read ahead, so a large PDF never sits in

@@ -3,7 +3,8 @@ import { FdxValidationError } from "../core/error.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Context } from "../internal/context.js";
 import { integerMessage, isIntegerAtLeast } from "../internal/checks.js";
-import { isHeaderValue, request } from "../internal/request.js";
+import { isHeaderValue } from "../internal/headers.js";
+import { request } from "../internal/request.js";
 import { toDocument, type StatementDocument } from "./document.js";
 import { targetUrl, type DownloadTarget } from "./target.js";
 

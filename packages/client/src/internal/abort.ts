@@ -76,27 +76,33 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
  * as soon as either fires, whether or not the platform noticed: a custom
  * fetch may drop the `Request` it was given, and Node's fetch then loses the
  * link from its signal after a garbage collection and never aborts
- * (nodejs/node#55428; test/internal/abort.test.ts reproduces it).
+ * (nodejs/node#55428).
  */
 export interface Attempt {
   /** Rejects with the reason when the timeout fires or the caller aborts. */
   readonly stopped: Promise<never>;
   /** Whether the timeout fired. */
   readonly timedOut: boolean;
-  /** Settles like `step`, or rejects as soon as the attempt stops. A sender whose steps end with the attempt on their own may make it a pass-through (Node's own transport). */
+  /** Settles like `step`, or rejects as soon as the attempt stops (or only like `step`, when the attempt's sender ends its steps itself). */
   race<T>(step: Promise<T>): Promise<T>;
   /** Ends the timeout (a download's headers arrived) and stops listening; the connection stays open. */
   end(): void;
 }
 
-export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number): Attempt {
+const pass = <T>(step: Promise<T>): Promise<T> => step;
+
+/**
+ * Starts an attempt's limits. `raced` false: the sender ends every step
+ * itself when the attempt stops, so `race` passes each step through.
+ */
+export function startAttempt(caller: AbortSignal | undefined, timeoutMs: number, raced = true): Attempt {
   let stop!: (reason: unknown) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));
   stopped.catch(noop);
   const attempt = {
     stopped,
     timedOut: false,
-    race: <T>(step: Promise<T>): Promise<T> => Promise.race([step, stopped]),
+    race: raced ? <T>(step: Promise<T>): Promise<T> => Promise.race([step, stopped]) : pass,
     end() {
       clearTimeout(timer);
       unlisten();

@@ -1,10 +1,11 @@
-// Every response body the SDK reads is bounded here, after decompression:
-// a JSON answer by readText (size, within the attempt's timeout), a
-// download's stream by guardBody (size, and each stall between chunks).
+// Every response body the SDK reads is bounded, after decompression: a JSON
+// answer by readText (size, within the attempt's timeout), a download's
+// stream by guardBody (size, and each stall between chunks).
 import { FdxConnectionError, FdxError, FdxResponseError, FdxTimeoutError } from "../core/error.js";
 import { redactCause, redactText } from "../core/redact.js";
 import { abortError, noop, onAbort } from "./abort.js";
-import type { Reply, ReplyBody } from "./request.js";
+import { concat, readBounded } from "./bounded-read.js";
+import type { Reply, ReplyBody } from "./types.js";
 
 /** Thrown by {@link readText} when the body passes its limit; reading stopped there. */
 export class BodyTooLarge extends Error {}
@@ -14,32 +15,15 @@ export class BodyTooLarge extends Error {}
  * past `limit` bytes reading stops (the rest is cancelled) and, when
  * `truncate` is given, the first `limit` bytes are returned as text passed
  * through it (the request path drops a secret the cut split: see
- * `dropCutSecret`); otherwise `BodyTooLarge` is thrown. A gzip bomb or an
- * endless body never reaches memory.
+ * `dropCutSecret`); otherwise `BodyTooLarge` is thrown.
  */
 export async function readText(response: Reply, limit: number, truncate?: (text: string) => string): Promise<string> {
   const body = response.body;
   if (!body) return "";
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      bytes += chunk.value.byteLength;
-      if (bytes > limit) {
-        void reader.cancel().catch(noop);
-        if (!truncate) throw new BodyTooLarge();
-        chunks.push(chunk.value.subarray(0, chunk.value.byteLength - (bytes - limit)));
-        return truncate(decode(chunks, limit));
-      }
-      chunks.push(chunk.value);
-    }
-  } catch (error) {
-    // Stopped by the attempt (timeout, abort) or cut off: release the connection either way.
-    void reader.cancel().catch(noop);
-    throw error;
-  }
-  return decode(chunks, bytes);
+  const { chunks, bytes, over } = await readBounded(body.getReader(), limit);
+  if (!over) return decode(chunks, bytes);
+  if (!truncate) throw new BodyTooLarge();
+  return truncate(decode(chunks, bytes));
 }
 
 /**
@@ -50,17 +34,6 @@ function decode(chunks: Uint8Array[], bytes: number): string {
   // Stryker disable next-line ConditionalExpression: the general path decodes the same bytes; this only saves a copy
   if (chunks.length === 1) return utf8.decode(chunks[0]);
   return utf8.decode(concat(chunks, bytes));
-}
-
-/** The chunks in one new array of `bytes` bytes (their sum). */
-export function concat(chunks: Uint8Array[], bytes = chunks.reduce((n, chunk) => n + chunk.byteLength, 0)): Uint8Array<ArrayBuffer> {
-  const all = new Uint8Array(bytes);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
 }
 
 const utf8 = new TextDecoder();
@@ -120,7 +93,6 @@ export function guardBody(source: ReplyBody | null, limits: BodyLimits): Readabl
     clearTimeout(timer);
     release();
   };
-  // A limit broken: the response is cancelled, and the consumer gets the error.
   const stop = (error: FdxError) => {
     end();
     void reader.cancel(error).catch(noop);

@@ -1,7 +1,9 @@
 import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
 import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
-import { request, retryTimeoutIssues, type Call, type Transport } from "./request.js";
+import { request, retryTimeoutIssues } from "./request.js";
+import { sendFetch } from "./send-fetch.js";
+import type { Call, Sender, Transport } from "./types.js";
 import { trimBase } from "./url.js";
 import { checkActorType } from "./actor.js";
 import { checkRateBudget } from "./budget.js";
@@ -25,8 +27,12 @@ export interface Context extends Transport {
 const DEFAULT_VERSIONS: ApiVersions = { notifications: "v1", consents: "v1", statements: "v2" };
 const HOOK_NAMES = ["onRequest", "onResponse", "onRetry"] as const;
 
-/** Checks the options of `createClient`; throws `FdxValidationError` listing every bad one. */
-export function createContext(options: ClientOptions): Context {
+/**
+ * Checks the options of `createClient`; throws `FdxValidationError` listing
+ * every bad one. `nodeSender` is Node's own transport where the entry offers
+ * it: used unless the options give a `fetch`.
+ */
+export function createContext(options: ClientOptions, nodeSender?: Sender): Context {
   const issues: FdxIssue[] = [];
   const baseUrl = checkBaseUrl(options.baseUrl, "baseUrl", issues);
   const productsUrl = checkBaseUrl(options.productsUrl ?? options.baseUrl, "productsUrl", issues);
@@ -59,6 +65,7 @@ export function createContext(options: ClientOptions): Context {
   return {
     token: options.token,
     fetch: options.fetch as FetchLike | undefined,
+    send: nodeSender && !options.fetch ? nodeSender : sendFetch,
     // Checked by the node entry, the one that uses it (index.node.ts).
     agent: options.agent,
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -76,6 +83,7 @@ export function createContext(options: ClientOptions): Context {
     validateResponses: options.validateResponses ?? false,
     actorType: options.actorType,
     rateBudget: options.rateBudget,
+    tokenMemo: { last: undefined },
   };
 }
 

@@ -1,16 +1,12 @@
-// Redirects of a download, followed by hand (DESIGN.md §3 "Limits and
-// redirects"): a platform that follows them itself goes anywhere — to
-// `file:` or `data:`, from https: down to http:, twenty hops deep — and says
-// nothing. JSON calls follow none: request.ts refuses their 3xx.
-//
-// Loaded with import() on a download's first redirect only (browsers never
-// see one: they follow it, or hide it), and so it imports nothing: how to
-// refuse a link is handed in.
+// Redirects of a download, followed by hand: a platform that follows them
+// itself goes anywhere — to `file:` or `data:`, from https: down to http:,
+// twenty hops deep — and says nothing. JSON calls follow none: the request
+// path refuses their 3xx. Loaded on a download's first redirect only, so it
+// imports nothing but types: how to refuse a link is handed in.
+import type { Reply } from "./types.js";
 
 /** Hops a download may take before it is refused. */
 export const MAX_REDIRECTS = 5;
-
-import type { Reply } from "./request.js";
 
 export type FetchOnce = (url: string, init: RequestInit) => Promise<Reply>;
 

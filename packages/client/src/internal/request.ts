@@ -1,163 +1,21 @@
 // The one request function: every call, every page and every download goes
-// through `request` (DESIGN.md §9). It owns the headers and auth, the
-// interaction id, the hooks, each attempt's limits (timeout, the caller's
-// signal, the body cap), the retry loop and the error mapping, and hands back
-// the body text or the response stream.
-import {
-  FdxConnectionError,
-  FdxError,
-  FdxLinkError,
-  FdxResponseError,
-  FdxTimeoutError,
-  FdxValidationError,
-  toApiError,
-  type FdxIssue,
-} from "../core/error.js";
-import { clip, dropCutSecret, redactCause, redactText, secretForms } from "../core/redact.js";
-import type { ActorType, ClientHooks, FetchLike, HookEventBase, NodeAgents, RequestOptions, TokenContext, TokenProvider } from "../core/options.js";
-import { abortError, noop, raceAbort, sleep, startAttempt, type Attempt } from "./abort.js";
-import { ACTOR_HEADER, checkActorType } from "./actor.js";
+// through `request`. It settles the call's options and headers, then runs
+// the retry loop: each attempt takes its turn of the rate budget, is sent
+// with the client's token (renewed once after a 401), and either answers or
+// fails; a failure is retried or thrown.
+import { FdxValidationError, type FdxIssue } from "../core/error.js";
+import type { RequestOptions } from "../core/options.js";
+import { abortError, sleep } from "./abort.js";
+import { attemptOnce, type AttemptInfo } from "./attempt.js";
 import { DEFAULT_PAUSE_MS } from "./budget.js";
-import type { RateBudget } from "../rate-budget/types.js";
-import { BodyTooLarge, readText } from "./body.js";
-import { MAX_RETRY_AFTER_MS, backoffMs, isRetryable } from "./retry.js";
+import { buildHeaders, headerValue } from "./headers.js";
+import { hookEvent, runHook } from "./hooks.js";
+import { backoffMs, shouldRetry } from "./retry.js";
+import { withToken, type SendWith } from "./token.js";
+import type { BodyAnswer, Call, Mode, StreamAnswer, Transport } from "./types.js";
 import { uuid } from "./uuid.js";
 
-/** What the request function needs of a client (or of `clientCredentials`, which has no token and no hooks). */
-export interface Transport {
-  /** Absent for requests that carry their own `authorization` (the token endpoint). */
-  token: TokenProvider | undefined;
-  fetch: FetchLike | undefined;
-  /** Node's own transport's agents (`ClientOptions.agent`). */
-  agent?: NodeAgents | undefined;
-  timeoutMs: number;
-  maxRetries: number;
-  maxResponseBytes: number;
-  interactionIds: boolean;
-  hooks: ClientHooks | undefined;
-  /** Who is asking, for product calls (`ClientOptions.actorType`). */
-  actorType?: ActorType | undefined;
-  /** The per-provider budget product calls take from (`ClientOptions.rateBudget`). */
-  rateBudget?: RateBudget | undefined;
-}
-
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
-
-/** One call: what to send, and how to take the answer. */
-export interface Call {
-  method: Method;
-  /** Absolute URL. */
-  url: string;
-  /** The body, already serialised, with its media type. */
-  body?: { type: string; text: string };
-  /** Sent as `Accept`; `RequestOptions.headers` may override it. Default `application/json`. */
-  accept?: string;
-  /** Overrides the bearer token (the token endpoint's Basic credential). */
-  authorization?: string;
-  /** More strings no error may show (a client secret), beyond the bearer token. */
-  secrets?: readonly string[];
-  /** A product (statement) call: it says who is asking (`FDX-API-Actor-Type`) when an actor type is set. */
-  product?: boolean;
-  /** The provider whose rate budget each attempt takes from (product calls of a client with a `rateBudget`). */
-  providerId?: string | undefined;
-  options: RequestOptions | undefined;
-}
-
-/** How to take a 2xx answer: its body parsed as JSON, as text, or left to stream. */
-export type Mode = "json" | "text" | "stream";
-
-/** A 2xx answer read whole (its body under `maxResponseBytes`). */
-export interface BodyAnswer {
-  status: number;
-  /** The answer, its body read (for its headers: Node's own transport builds them only when asked). */
-  response: Reply;
-  text: string;
-  /** The parsed body in `"json"` mode: `undefined` for an empty one (204). */
-  data: unknown;
-  interactionId: string | undefined;
-  /** What no error may show (the token sent, in every form): for errors about this answer made after it (a page's links). */
-  secrets: () => readonly string[];
-}
-
-/** A 2xx answer whose body is left to stream (downloads). */
-export interface StreamAnswer {
-  response: Reply;
-  interactionId: string | undefined;
-  /** What no error may show (the token sent, in every form): for the errors of the body stream. */
-  secrets: () => readonly string[];
-}
-
-/**
- * What the SDK reads of an answer: a `Response` is one, and so is what
- * Node's own transport makes (src/node/transport.ts) without the cost of a
- * web `Response` and its stream.
- */
-export interface Reply {
-  readonly status: number;
-  readonly statusText: string;
-  readonly ok: boolean;
-  /** The URL answered ("" when unknown). */
-  readonly url: string;
-  readonly type: ResponseType;
-  readonly headers: Headers;
-  readonly body: ReplyBody | null;
-}
-
-/** The part of a `ReadableStream` the SDK uses: one reader, or a cancel. */
-export interface ReplyBody {
-  getReader(): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(reason?: unknown): Promise<void> };
-  cancel(reason?: unknown): Promise<void>;
-}
-
-/**
- * How an attempt sends one request: as `fetch(url, init)` with `redirect:
- * "manual"` would, stopped when the attempt is (its timeout, the caller's
- * abort). The request path races each step (the answer, its body) against
- * the attempt's end, unless the sender made `attempt.race` a pass-through. `fetch` everywhere; the `node` entry sets Node's own transport
- * for clients given no `fetch` (src/node/transport.ts).
- */
-export type Sender = (t: Transport, url: string, init: RequestInit, attempt: Attempt) => Promise<Reply>;
-
-/**
- * The client's `fetch`, else the platform's, looked up per call: a fetch
- * patched after the client was made (msw, polyfills) is honoured. Called
- * with (url, init) rather than a Request: the platform would copy a
- * Request, signal and all (~25 µs), so `fetch: globalThis.fetch`, how Node
- * users choose fetch, is called as the default is.
- */
-export const sendFetch: Sender = (t, url, init, attempt) => {
-  // A signal of the request's own, aborted when the attempt stops: it closes the connection (not only the wait).
-  const controller = new AbortController();
-  attempt.stopped.catch((reason: unknown) => controller.abort(reason));
-  init.signal = controller.signal;
-  return attempt.race(t.fetch && t.fetch !== globalThis.fetch ? t.fetch(new Request(url, init)) : globalThis.fetch(url, init));
-};
-
-let sender = sendFetch;
-
-/** Makes `send` how every attempt sends (none: fetch again). */
-export const useSender = (send = sendFetch): void => {
-  sender = send;
-};
-
-/** Error bodies are small; a proxy's error page is not worth holding whole. */
-const MAX_ERROR_BODY = 64 * 1024;
 const EMPTY: RequestOptions = {};
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// Platforms refuse CR, LF, NUL and anything beyond Latin-1 — with a TypeError quoting the value, token and all.
-const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-
-/** Whether the platform takes `value` as a header value (checked before sending, so no error quotes it). */
-export const isHeaderValue = (value: unknown): value is string => typeof value === "string" && !BAD_HEADER_VALUE.test(value);
-
-interface Failure {
-  error: FdxError;
-  /** Absent when no response arrived. */
-  status?: number;
-  retryAfterMs?: number;
-  /** Whether the answer came from the URL's own origin (not from where a download was redirected). */
-  sameOrigin?: boolean;
-}
 
 /** Sends a call and reads its 2xx body (as JSON: a body that is not is an `FdxResponseError`). */
 export function request(t: Transport, call: Call, mode: "json" | "text"): Promise<BodyAnswer>;
@@ -171,56 +29,31 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
     const issues = retryTimeoutIssues(options);
     if (issues.length) throw new FdxValidationError(issues);
   }
-  const timeoutMs = options.timeoutMs ?? t.timeoutMs;
   const maxRetries = options.maxRetries ?? t.maxRetries;
   const given = options.interactionId ?? headerValue(options.headers, "x-fapi-interaction-id");
   const interactionId = given ?? (t.interactionIds ? uuid() : undefined);
   // Stryker disable next-line ConditionalExpression: checking a generated id too gives the same verdict (a UUID always fits)
-  const headers = callHeaders(t, call, options, interactionId, given !== undefined);
-
-  // One repeat per call after a 401 with a fresh token from the token function (not counted in maxRetries).
-  let renewed = false;
-  // Tokens this call sent before the current one: a server may echo a refused token in a later answer.
-  let earlier: string[] | undefined;
-  let sending = call;
-  const use = (token: string, previous: string | undefined) => {
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: an undefined previous has no secret forms and a token listed twice redacts nothing more; the checks only keep the list short
-    if (previous !== undefined && previous !== token && !earlier?.includes(previous)) {
-      (earlier ??= []).push(previous);
-      sending = { ...call, secrets: [...(call.secrets ?? []), ...earlier.flatMap(secretForms)] };
-    }
-    return token;
-  };
-  let last: string | undefined;
+  const headers = buildHeaders(t, call, options, interactionId, given !== undefined);
+  const info: AttemptInfo = { attempt: 1, interactionId, timeoutMs: options.timeoutMs ?? t.timeoutMs, mode };
   // Every attempt waits for its provider's turn before its timeout starts; a call with no actor type counts as a user's.
   const budget = call.providerId !== undefined ? t.rateBudget : undefined;
-  const turn = budget && (() => budget.take(call.providerId!, options.actorType ?? t.actorType ?? "user", signal));
-  for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) throw abortError(signal);
-    // A string token is checked without a turn of the event loop; only a function is awaited.
-    let token = call.authorization === undefined ? use(typeof t.token === "function" ? checkToken(await callToken(t.token, undefined, signal)) : checkToken(t.token), last) : "";
-    if (turn) await turn();
-    let outcome = await send(t, sending, headers, call.authorization ?? `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
-    // A 401 was not processed, so even a POST is repeated; a 401 from another origin (a document host
-    // a download was redirected to) says nothing of the user's token.
-    if (!renewed && "error" in outcome && outcome.status === 401 && typeof t.token === "function" && call.authorization === undefined && outcome.sameOrigin) {
-      renewed = true;
-      const next = checkToken(await callToken(t.token, token, signal));
-      if (next !== token) {
-        token = use(next, token);
-        if (turn) await turn();
-        outcome = await send(t, sending, headers, `Bearer ${token}`, { attempt, interactionId, timeoutMs, mode });
+  const send: SendWith = budget
+    ? async (sending, authorization) => {
+        await budget.take(call.providerId!, options.actorType ?? t.actorType ?? "user", signal);
+        return attemptOnce(t, sending, headers, authorization, info);
       }
-    }
-    last = token;
+    : (sending, authorization) => attemptOnce(t, sending, headers, authorization, info);
+  const sendWithToken = withToken(t, call, signal);
+  for (; ; info.attempt++) {
+    if (signal?.aborted) throw abortError(signal);
+    const outcome = await sendWithToken(send);
     if (!("error" in outcome)) return outcome;
     const { error, status, retryAfterMs } = outcome;
     // The provider's own 429 holds it back for everyone sharing the budget; a document host it redirected to is another's limit.
     if (budget && status === 429 && outcome.sameOrigin) await budget.pause(call.providerId!, retryAfterMs ?? DEFAULT_PAUSE_MS);
-    // The server's Retry-After wins over the backoff; asking for longer than MAX_RETRY_AFTER_MS surfaces the error.
-    if (attempt > maxRetries || !isRetryable(call.method, status) || (retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS) throw error;
-    const delayMs = retryAfterMs ?? backoffMs(attempt - 1);
-    if (t.hooks?.onRetry) await runHook("onRetry", t.hooks.onRetry, { ...event(call, attempt, interactionId), error, delayMs });
+    if (!shouldRetry(call.method, info.attempt, maxRetries, status, retryAfterMs)) throw error;
+    const delayMs = retryAfterMs ?? backoffMs(info.attempt - 1);
+    if (t.hooks?.onRetry) await runHook("onRetry", t.hooks.onRetry, { ...hookEvent(call, info.attempt, interactionId), error, delayMs });
     await sleep(delayMs, signal);
   }
 }
@@ -235,253 +68,4 @@ export function retryTimeoutIssues(options: { timeoutMs?: unknown; maxRetries?: 
     if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) issues.push({ path, message: "must be an integer >= 0" });
   }
   return issues;
-}
-
-/**
- * The headers every attempt of a call sends, but `authorization`: lower-case
- * names, so a caller's `accept` replaces ours instead of joining it. Checked
- * once, here: a value the platform refuses would otherwise surface as a
- * TypeError quoting it.
- */
-function callHeaders(t: Transport, call: Call, options: RequestOptions, interactionId: string | undefined, given: boolean): Record<string, string> {
-  const headers: Record<string, string> = { accept: call.accept ?? "application/json" };
-  if (call.body) headers["content-type"] = call.body.type;
-  const issues: FdxIssue[] = [];
-  // The call's actor type (checked on every call, so a bad one is refused wherever it is given) or the
-  // client's; sent on product calls only, and before the call's headers, which may name their own.
-  const actorType = options.actorType !== undefined ? options.actorType : t.actorType;
-  if (checkActorType(actorType, issues) && actorType && call.product) headers[ACTOR_HEADER] = actorType.toUpperCase();
-  if (options.providerId !== undefined && (typeof options.providerId !== "string" || options.providerId === "")) issues.push({ path: "providerId", message: "must be a non-empty string" });
-  const extra = options.headers;
-  if (extra) {
-    for (const [name, value] of Object.entries(extra)) {
-      if (!HEADER_NAME.test(name) || !isHeaderValue(value)) {
-        issues.push({ path: `headers.${name}`, message: "is not a valid HTTP header" });
-      } else if (name.toLowerCase() !== "authorization") headers[name.toLowerCase()] = value;
-    }
-  }
-  if (interactionId !== undefined) {
-    // Only the caller's is checked: a generated UUID always fits.
-    if (given && (interactionId === "" || !isHeaderValue(interactionId))) {
-      issues.push({ path: "interactionId", message: "must be a non-empty string valid in an HTTP header" });
-    } else headers["x-fapi-interaction-id"] = interactionId;
-  }
-  if (issues.length) throw new FdxValidationError(issues);
-  return headers;
-}
-
-function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {
-  if (headers) for (const key in headers) if (key.toLowerCase() === name) return headers[key];
-  return undefined;
-}
-
-async function callToken(token: (context: TokenContext) => string | Promise<string>, rejected: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
-  try {
-    // The token function is not covered by the timeout, but the caller can still give up on it.
-    return await raceAbort(Promise.resolve(token({ rejected, signal })), signal);
-  } catch (error) {
-    throw error instanceof FdxError ? error : new FdxError("The token function failed (see cause)", { cause: error, code: "token_failed" });
-  }
-}
-
-// The last token that passed: a client's string token is then checked once, not on every call.
-let goodToken: string | undefined;
-
-function checkToken(value: unknown): string {
-  if (typeof value !== "string" || value === "") {
-    throw new FdxValidationError([{ path: "token", message: "the token function must return a non-empty string" }]);
-  }
-  // Stryker disable next-line ConditionalExpression: scanning a token that passed before gives the same verdict; the cache only saves the scan
-  if (value !== goodToken && !isHeaderValue(value)) throw new FdxValidationError([{ path: "token", message: "is not a valid HTTP header value" }]);
-  return (goodToken = value);
-}
-
-interface AttemptInfo {
-  attempt: number;
-  interactionId: string | undefined;
-  timeoutMs: number;
-  mode: Mode;
-}
-
-/**
- * One HTTP attempt: the answer, or the failure it ended in (for the retry
- * loop to weigh). What no retry can mend — the caller's abort, a redirect, a
- * body too large or not JSON, a throwing hook — is thrown.
- */
-async function send(
-  t: Transport,
-  call: Call,
-  base: Record<string, string>,
-  authorization: string,
-  info: AttemptInfo,
-): Promise<BodyAnswer | StreamAnswer | Failure> {
-  const { method, url } = call;
-  const { attempt, interactionId, timeoutMs, mode } = info;
-  const stream = mode === "stream";
-  const signal = call.options?.signal;
-  const hooks = t.hooks;
-  // Only an error pays for the list of what to redact.
-  const secrets = () => [...secretForms(authorization.slice(authorization.indexOf(" ") + 1)), ...(call.secrets ?? [])];
-
-  let headers: Record<string, string> | Headers;
-  if (hooks?.onRequest) {
-    headers = new Headers(base);
-    await runHook("onRequest", hooks.onRequest, { ...event(call, attempt, interactionId), headers });
-    // Set after the hook, so no hook sees or replaces it.
-    headers.set("authorization", authorization);
-  } else {
-    // The call's own object (callHeaders made it): each attempt puts its token there instead of copying it (~2 µs a call).
-    base.authorization = authorization;
-    headers = base;
-  }
-
-  const limits = startAttempt(signal, timeoutMs);
-  // The attempt timed out or its connection failed (`during`: "" for the wait for headers), for the retry loop to weigh.
-  const lost = (cause: unknown, during: string): Failure => {
-    const s = secrets();
-    // The URL too: a same-origin page link may have carried the token.
-    return {
-      error: limits.timedOut
-        ? new FdxTimeoutError(redactText(`${method} ${url} timed out after ${timeoutMs} ms${during}`, s), { interactionId })
-        : new FdxConnectionError(redactText(`${method} ${url} failed${during}: ${describe(cause)}`, s), { cause: redactCause(cause, s), interactionId }),
-    };
-  };
-  const started = hooks?.onResponse ? performance.now() : 0;
-  let response: Reply;
-  let hopped = false;
-  try {
-    try {
-      const init: RequestInit = {
-        method,
-        headers,
-        body: call.body?.text,
-        // JSON calls follow no redirect: nothing (a body, the token) goes to a place the caller did not name.
-        // Downloads follow them by hand (redirects.ts), under the limits the platform would not keep.
-        redirect: "manual",
-      };
-      const fetchOnce = (to: string, options: RequestInit) => sender(t, to, options, limits);
-      response = await fetchOnce(url, init);
-      if (stream && (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400))) {
-        // Loaded on a download's first redirect only: browsers never see one (they follow it, or hide it).
-        const { followRedirects } = await limits.race(import("./redirects.js"));
-        const refuse = (location: string, why: string) => {
-          const s = secrets();
-          return new FdxLinkError(redactText(`Refusing the redirect of ${url} to ${JSON.stringify(clip(location, s))}: ${why}`, s), redactText(location, s));
-        };
-        response = await limits.race(followRedirects(response, url, init, fetchOnce, refuse));
-        hopped = true;
-      }
-    } catch (cause) {
-      if (cause instanceof FdxLinkError) throw cause;
-      if (signal?.aborted) throw abortError(signal);
-      return lost(cause, "");
-    }
-    const { status } = response;
-    if (hooks?.onResponse) {
-      const durationMs = performance.now() - started;
-      await runHook("onResponse", hooks.onResponse, { ...event(call, attempt, interactionId), status, headers: response.headers, durationMs }).catch(
-        (error: unknown) => {
-          void response.body?.cancel().catch(noop);
-          throw error;
-        },
-      );
-    }
-    if (!stream && (response.type === "opaqueredirect" || (status >= 300 && status < 400))) {
-      void response.body?.cancel().catch(noop);
-      const location = response.headers.get("location");
-      const s = secrets();
-      const message = `${method} ${url} answered ${status || "a redirect"}: calls that answer JSON follow no redirect`;
-      throw new FdxLinkError(redactText(message, s), redactText(location ?? url, s));
-    }
-    if (!response.ok) {
-      let text = "";
-      const s = secrets();
-      try {
-        text = await limits.race(readText(response, MAX_ERROR_BODY, (cut) => dropCutSecret(cut, s)));
-      } catch {
-        if (signal?.aborted) throw abortError(signal);
-        // A body cut off mid-error still yields the status-based error.
-      }
-      const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId, secrets: s });
-      // A 401 from where a download was redirected (a document host) says nothing of the user's token.
-      return { error, status, retryAfterMs, sameOrigin: !hopped || sameOrigin(response.url, url) };
-    }
-    if (stream) return { response, interactionId, secrets };
-    let text: string;
-    try {
-      text = await limits.race(readText(response, t.maxResponseBytes));
-    } catch (cause) {
-      if (signal?.aborted) throw abortError(signal);
-      if (cause instanceof BodyTooLarge) {
-        throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], { interactionId });
-      }
-      return lost(cause, " while reading the response");
-    }
-    let data: unknown;
-    if (mode === "json" && text !== "") {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw notJson(text, status, secrets(), interactionId);
-      }
-    }
-    return {
-      status,
-      response,
-      text,
-      data,
-      interactionId,
-      secrets,
-    };
-  } finally {
-    limits.end();
-  }
-}
-
-// An unknown URL ("", a custom fetch's own Response) does not parse: not the same origin.
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
-}
-
-const event = (call: Call, attempt: number, interactionId: string | undefined): HookEventBase => ({
-  method: call.method,
-  url: call.url,
-  attempt,
-  interactionId,
-});
-
-async function runHook<E>(name: string, hook: (event: E) => void | Promise<void>, payload: E): Promise<void> {
-  try {
-    await hook(payload);
-  } catch (error) {
-    throw new FdxError(`The ${name} hook threw (see cause)`, { cause: error, code: "hook_failed" });
-  }
-}
-
-// The platform error's own message names the cause (ECONNREFUSED, reset); the caller redacts it, as a custom fetch may quote headers.
-function describe(cause: unknown): string {
-  if (!(cause instanceof Error)) return String(cause);
-  const code = (cause.cause as { code?: unknown } | null | undefined)?.code;
-  return code === undefined ? cause.message : `${cause.message} (${String(code)})`;
-}
-
-/**
- * The error for a 2xx body that is not JSON. The parser quotes the text, cut
- * to a few characters around the fault, and a cut may split the token: so the
- * text is redacted whole and parsed again, and only that parser's message
- * (and error) are kept.
- */
-function notJson(text: string, status: number, secrets: readonly string[], interactionId: string | undefined): FdxResponseError {
-  let cause: unknown;
-  try {
-    JSON.parse(redactText(text, secrets));
-  } catch (error) {
-    cause = error;
-  }
-  const why = cause instanceof Error ? ` (${clip(cause.message, secrets)})` : "";
-  return new FdxResponseError(status, [{ path: "", message: `response body is not valid JSON${why}` }], { cause, interactionId });
 }

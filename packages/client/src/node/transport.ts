@@ -1,12 +1,10 @@
-// Node's own transport (DESIGN.md §3): `node:http`/`node:https` with
-// keep-alive agents instead of `fetch`, chosen by the package's `node`
-// export condition when a client is given no `fetch`. Node's `fetch` costs
-// about 1.6× a keep-alive `node:http` request on loopback; most of it is the
-// web `Response` and its stream, which this transport does not build: it
-// answers with a `Reply` (the members of a `Response` the SDK reads) whose
-// body is read straight off the socket, through node:zlib where the answer
-// is compressed. Everything else — limits, timeouts, aborts, redirects,
-// hooks, errors — stays with the request path, as it is for `fetch`.
+// Node's own transport: `node:http`/`node:https` with keep-alive agents
+// instead of `fetch`, for the clients of the package's `node` entry given no
+// `fetch`. Most of what Node's `fetch` costs is the web `Response` and its
+// stream, which this transport does not build: it answers with a `Reply`
+// whose body is read straight off the socket, through node:zlib where the
+// answer is compressed. Limits, timeouts, aborts, redirects, hooks and errors
+// stay with the request path, as they are for `fetch`.
 //
 // `http.request` is looked up on the module object at call time, so msw's
 // Node interception (which replaces it) sees every request.
@@ -14,11 +12,12 @@ import type * as http from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
 import type { Readable, Transform } from "node:stream";
 import type { NodeAgents } from "../core/options.js";
-import { sendFetch, type Reply, type ReplyBody, type Sender } from "../internal/request.js";
+import type { Attempt } from "../internal/abort.js";
+import type { Reply, ReplyBody, Sender, Transport } from "../internal/types.js";
 
 // Built-ins through process.getBuiltinModule, on first use, not `import`: on Node 24 an ESM import of node:http
-// builds its namespace, whose lazy `WebSocket` getters load undici (a cold import of the entry measured 34 ms,
-// 16 ms of it undici); node:https brings TLS. The entry then costs its own code only.
+// builds its namespace, whose lazy `WebSocket` getters load undici, and node:https brings TLS. Importing the
+// entry then costs its own code only.
 let httpModule: typeof http | undefined;
 const nodeHttp = () => (httpModule ??= process.getBuiltinModule("node:http"));
 const https = () => process.getBuiltinModule("node:https");
@@ -31,16 +30,14 @@ let httpsAgent: HttpsAgent | undefined;
 const DONE: ReadableStreamReadResult<Uint8Array> = { done: true, value: undefined };
 const noop = () => {};
 
-/** How the `node` entry's clients send: Node's own transport, unless the client was given a `fetch`. */
-export const sendNodeOrFetch: Sender = (t, url, init, attempt) => {
-  if (t.fetch) return sendFetch(t, url, init, attempt);
-  // Its steps end when the attempt does (a destroyed request ends its answer's body too, through every
-  // decoder): the request path's race of each step against the attempt's end is only a cost here.
-  attempt.race = pass;
-  return sendNode(url, init, t.agent, attempt.stopped);
-};
-
-const pass = <T>(step: Promise<T>) => step;
+/**
+ * How the `node` entry's clients given no `fetch` send. Its steps end when
+ * the attempt does (a destroyed request ends its answer's body too, through
+ * every decoder), so the request path need not race them.
+ */
+export const sendNodeTransport: Sender = Object.assign((t: Transport, url: string, init: RequestInit, attempt: Attempt) => sendNode(url, init, t.agent, attempt.stopped), {
+  endsWithAttempt: true,
+});
 
 /**
  * Sends one request as `fetch(url, init)` would with `redirect: "manual"`:
@@ -66,24 +63,23 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       signal,
     };
     let req: http.ClientRequest;
+    let gone = false;
     const start = () => {
       req = secure ? https().request(options) : nodeHttp().request(options);
       req.on("error", (cause) => {
         // A kept-alive connection the server closed while idle (its keep-alive timeout met our next request on
         // the wire) fails a request the server never took up: a fresh connection is tried, as browsers and
         // undici do. A failure on a fresh connection is the retry loop's to weigh, which repeats no POST.
-        if (req.reusedSocket && isStaleSocket(cause) && !signal?.aborted && !stoppedAt) start();
+        if (req.reusedSocket && isStaleSocket(cause) && !signal?.aborted && !gone) start();
         else reject(new TypeError("request failed", { cause }));
       });
       req.on("response", (res) => resolve(new NodeReply(res, url, method)));
       req.end(body);
     };
-    let stoppedAt = false;
-    // A promise's handler rather than an AbortSignal's listener: ~25 µs a call less. Destroying the request
-    // ends its answer's body too (an error of its own, through every decoder), which is why sendNodeOrFetch
-    // needs no race of the steps (the stall tests, a compressed body's included, run on both transports).
+    // A promise's handler is cheaper than an AbortSignal's listener. Destroying the request ends its answer's
+    // body too (an error of its own, through every decoder), which is why this transport needs no race of the steps.
     stopped?.catch((reason: unknown) => {
-      stoppedAt = true;
+      gone = true;
       req.destroy(reason instanceof Error ? reason : undefined);
     });
     start();
@@ -107,7 +103,8 @@ interface Target {
 
 type Origin = Omit<Target, "path">;
 
-// Origins parsed before; a URL object a call cost ~2 µs. Bounded: a document host per download could make it grow.
+// Origins parsed before, as parsing a URL on every call is a measurable part of it. Bounded: a document host per
+// download could make it grow.
 const origins = new Map<string, Origin>();
 // A path as the URL parser would leave it (no dot segment, "%2e" included; no fragment, space, quote or other
 // character it encodes): the SDK's own paths and the links it resolved are, and are sent as they are. Any other is parsed.
@@ -115,9 +112,8 @@ const PLAIN_PATH = /^\/(?:[\w\-~!$&()*+,;=:@?/]|%(?!2e)|\.(?![./?]|$))*$/i;
 
 /** Where `url` sends to, checked as fetch checks it: http(s) only, and no credentials in the URL (Node would send them as Basic auth). */
 function target(url: string): Target {
-  // The cache only spares a parse. A mutant that makes it miss, store nothing or forget early sends the same
-  // request through the parse below (equivalent, hence the disables); one that caches a wrong origin or keeps
-  // a path the parser would change is caught (test/node/transport-edges.test.ts).
+  // The cache only spares a parse: missing it, storing nothing or forgetting early sends the same request
+  // through the parse below.
   // Stryker disable next-line StringLiteral: no "/" found where one is: the parse
   const slash = url.indexOf("/", url.indexOf("//") + 2);
   // Stryker disable next-line MethodExpression: a whole URL is never a plain path: the parse
@@ -156,10 +152,9 @@ function check(url: URL): Origin {
 /**
  * The headers as Node's raw list (`[name, value, …]`, as `rawHeaders`):
  * Node writes them out as they come, where from an object it first builds
- * its own map of them (some 2 % of a `consents.get`'s time and 4 % of its
- * CPU, measured both ways round against the build before). So `Host`,
- * which Node adds only to an object's, is added here as Node adds it: the
- * URL's host (an IPv6 literal in brackets, no default port), unless given.
+ * its own map of them. So `Host`, which Node adds only to an object's, is
+ * added here as Node adds it: the URL's host (an IPv6 literal in brackets,
+ * no default port), unless given.
  */
 function rawHeaders(init: HeadersInit | undefined, host: string, method: string, body: string | undefined): string[] {
   const headers = toRecord(init);
@@ -241,7 +236,7 @@ class NodeBody implements ReplyBody {
   }
 
   getReader() {
-    // Paused mode and a callback per wait: an async iterator costs a few µs a call more.
+    // Paused mode and a callback per wait: cheaper than an async iterator.
     const stream = this.#stream;
     let wake: (() => void) | undefined;
     let listening = false;

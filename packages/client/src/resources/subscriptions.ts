@@ -3,7 +3,8 @@ import type { RequestOptions } from "../core/options.js";
 import { callBody, checkResponse, type Context } from "../internal/context.js";
 import { isRecord } from "../internal/is-record.js";
 import { buildPath } from "../internal/paths.js";
-import { request, type Call } from "../internal/request.js";
+import { request } from "../internal/request.js";
+import type { Call } from "../internal/types.js";
 import { checkIds, subscriptionInputCheck, subscriptionUpdateCheck } from "../internal/validation.js";
 import type { Notification, Subscription, SubscriptionInput, SubscriptionUpdate } from "../models.js";
 

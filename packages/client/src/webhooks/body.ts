@@ -1,3 +1,5 @@
+import { concat, readBounded } from "../internal/bounded-read.js";
+
 /** The body was longer than the limit; reading stopped there. */
 export const TOO_LARGE = Symbol("too large");
 
@@ -25,27 +27,8 @@ export async function readBodyWithLimit(request: Request, maxBytes: number): Pro
   }
   if (request.body === null) return new Uint8Array(0);
 
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      // Not awaited: a cancel may wait on the source, and the answer should not.
-      reader.cancel().catch(() => {});
-      return TOO_LARGE;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  const { chunks, bytes, over } = await readBounded(request.body.getReader(), maxBytes);
+  return over ? TOO_LARGE : concat(chunks, bytes);
 }
 
 function cancel(stream: ReadableStream | null | undefined): void {

@@ -166,4 +166,15 @@ describe("startAttempt", () => {
     expect(await attempt.race(Promise.reject(new Error("refused"))).catch((e: unknown) => (e as Error).message)).toBe("refused");
     attempt.end();
   });
+
+  it("not raced (a sender that ends its own steps): race hands each step back as it is, even after the attempt stopped", async () => {
+    const caller = new AbortController();
+    const attempt = startAttempt(caller.signal, 60_000, false);
+    const step = Promise.resolve("answer");
+    expect(attempt.race(step)).toBe(step);
+    caller.abort("caller stopped");
+    expect(await attempt.stopped.catch((e: unknown) => e)).toBe("caller stopped");
+    expect(await attempt.race(Promise.resolve("late answer"))).toBe("late answer");
+    attempt.end();
+  });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { BodyTooLarge, concat, readText } from "../../src/internal/body.js";
+import { BodyTooLarge, readText } from "../../src/internal/body.js";
+import { concat } from "../../src/internal/bounded-read.js";
 import { toDocument } from "../../src/download/document.js";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { createClient, FdxResponseError, FdxTimeoutError, FdxValidationError, type ClientOptions } from "../../src/index.js";

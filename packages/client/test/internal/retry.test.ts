@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../src/core/error.js";
-import { backoffMs, isRetryable } from "../../src/internal/retry.js";
+import { backoffMs, isRetryable, MAX_RETRY_AFTER_MS, shouldRetry } from "../../src/internal/retry.js";
 
 describe("backoff", () => {
   it("is full jitter below min(8 s, 0.5 s · 2^retry)", () => {
@@ -48,5 +48,24 @@ describe("retryable", () => {
       expect(isRetryable(method)).toBe(method !== "POST");
       for (const status of [400, 401, 404, 405, 501]) expect(isRetryable(method, status)).toBe(false);
     }
+  });
+});
+
+describe("shouldRetry", () => {
+  it("retries a retryable failure while attempts remain within maxRetries", () => {
+    expect([1, 2, 3].map((attempt) => shouldRetry("GET", attempt, 2, 503, undefined))).toEqual([true, true, false]);
+    expect(shouldRetry("GET", 1, 0, 503, undefined)).toBe(false);
+  });
+
+  it("does not retry what the method may not repeat", () => {
+    expect(shouldRetry("POST", 1, 2, 500, undefined)).toBe(false);
+    expect(shouldRetry("POST", 1, 2, undefined, undefined)).toBe(false);
+    expect(shouldRetry("POST", 1, 2, 429, undefined)).toBe(true);
+    expect(shouldRetry("GET", 1, 2, 404, undefined)).toBe(false);
+  });
+
+  it("surfaces the error when the server asks to wait longer than MAX_RETRY_AFTER_MS, and retries up to it", () => {
+    expect(shouldRetry("GET", 1, 2, 429, MAX_RETRY_AFTER_MS)).toBe(true);
+    expect(shouldRetry("GET", 1, 2, 429, MAX_RETRY_AFTER_MS + 1)).toBe(false);
   });
 });

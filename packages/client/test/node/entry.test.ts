@@ -1,14 +1,10 @@
 // The `node` entry's createClient (src/index.node.ts): the same client, with
 // Node's own transport and the one option only it uses, `agent`, checked.
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createClient, FdxValidationError } from "../../src/index.node.js";
-import { useSender } from "../../src/internal/request.js";
-import { sendNodeOrFetch } from "../../src/node/transport.js";
+import { createClient as createMainClient } from "../../src/index.js";
 import { rejectionOf, startHttp, TOKEN } from "../support/http.js";
 import { transport } from "../support/transport.js";
-
-// Importing the entry made Node's transport the default: this project's own again for the files after this one.
-afterAll(() => useSender(transport === "fetch" ? undefined : sendNodeOrFetch));
 
 describe("the node entry's createClient", () => {
   it("refuses an agent that is no object, beside every other bad option", async () => {
@@ -30,6 +26,22 @@ describe("the node entry's createClient", () => {
       await expect(createClient({ baseUrl: server.url, token: TOKEN, agent: {} }).consents.get("c-1")).resolves.toEqual({ id: "c-1", agent: "" });
       const viaFetch = await createClient({ baseUrl: server.url, token: TOKEN, fetch: globalThis.fetch }).consents.get("c-1");
       expect((viaFetch as Record<string, unknown>).agent).not.toBe("");
+    } finally {
+      await server.close();
+    }
+  });
+
+  // Loading the node entry changes nothing for the main entry's clients: each client carries the transport it was made with.
+  it.runIf(transport === "fetch")("leaves the main entry's clients on fetch, and each client keeps its transport through withOptions", async () => {
+    const server = await startHttp((req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c-1", agent: req.headers["user-agent"] ?? "" })));
+    const agentOf = async (client: { consents: { get(id: string): Promise<unknown> } }) => ((await client.consents.get("c-1")) as { agent: string }).agent;
+    try {
+      const main = createMainClient({ baseUrl: server.url, token: TOKEN });
+      expect(await agentOf(main)).not.toBe("");
+      expect(await agentOf(main.withOptions({ timeoutMs: 5_000 }))).not.toBe("");
+      const node = createClient({ baseUrl: server.url, token: TOKEN });
+      expect(await agentOf(node.withOptions({ timeoutMs: 5_000 }))).toBe("");
+      expect(await agentOf(node.withOptions({ fetch: globalThis.fetch }))).not.toBe("");
     } finally {
       await server.close();
     }

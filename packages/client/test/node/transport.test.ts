@@ -8,7 +8,8 @@ import type { Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, FdxConnectionError } from "../../src/index.js";
-import { sendNode } from "../../src/node/transport.js";
+import { startAttempt } from "../../src/internal/abort.js";
+import { sendNode, sendNodeTransport } from "../../src/node/transport.js";
 import { rejectionOf, startHttp, TOKEN, type RealServer } from "../support/http.js";
 import { makeCertificates } from "../support/certificates.js";
 import { transport } from "../support/transport.js";
@@ -76,6 +77,22 @@ describe("answers compressed as fetch decodes them", () => {
 });
 
 describe.runIf(transport === "node")("node:http", () => {
+  it("leaves the attempt it sends under as it was given (its race included)", async () => {
+    server = await startHttp((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(grant)));
+    const attempt = startAttempt(undefined, 60_000);
+    const { race } = attempt;
+    const settings = { token: TOKEN, fetch: undefined, timeoutMs: 60_000, maxRetries: 0, maxResponseBytes: 1024, interactionIds: false, hooks: undefined };
+    try {
+      const reply = await sendNodeTransport(settings, `${server.url}/consents/v1/c-1`, { method: "GET", headers: {} }, attempt);
+      expect(reply.status).toBe(200);
+      await reply.body?.cancel();
+      expect(attempt.race).toBe(race);
+      expect(sendNodeTransport.endsWithAttempt).toBe(true);
+    } finally {
+      attempt.end();
+    }
+  });
+
   it("keeps the connection alive across calls", async () => {
     const sockets = new Set<Socket>();
     server = await startHttp((req, res) => {

@@ -2,7 +2,7 @@
 // identity, where the IdP is, and one form POST to its token or revocation
 // endpoint with the client's authentication.
 import { secretForms } from "../../core/redact.js";
-import type { Transport } from "../../internal/request.js";
+import type { Transport } from "../../internal/types.js";
 import { clientAuth, postForm, toAuthError, tokenTransport } from "../token-endpoint.js";
 import { endpointSource, type Resolved } from "./discovery.js";
 import type { AuthSettings, TokenEndpointAuth } from "./options.js";

@@ -5,7 +5,8 @@ import { FdxResponseError, type FdxIssue } from "../../core/error.js";
 import { clip } from "../../core/redact.js";
 import { httpUrl, isLoopbackHost } from "../../internal/checks.js";
 import { isRecord } from "../../internal/is-record.js";
-import { request, type Transport } from "../../internal/request.js";
+import { request } from "../../internal/request.js";
+import type { Transport } from "../../internal/types.js";
 import type { AuthClientOptions } from "./types.js";
 
 /** The endpoints in use and the `iss` the IdP's tokens must carry. */
