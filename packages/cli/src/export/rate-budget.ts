@@ -19,7 +19,7 @@ export interface OpenBudget {
 }
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
-const LIMIT = new RegExp(String.raw`^(?:(.+)=)?${NUMBER}(?:/${NUMBER})?$`);
+const LIMIT = new RegExp(`^(?:(.+)=)?${NUMBER}(?:/${NUMBER})?$`);
 
 /**
  * `--rate-limit` values: `PER_SECOND[/BURST]` for every provider of the run,
@@ -39,12 +39,11 @@ export function parseRateLimits(values: readonly string[]): RateLimits {
     }
     // One request at a time unless told otherwise: the sizing rule is then perSecond <= (L - 1) / W.
     const limit: RateLimit = { perSecond, burst: burst ?? 1 };
-    const provider = match[1]?.trim();
+    const provider = match[1];
     if (provider === undefined) {
       if (fallback) throw new UsageError("--rate-limit: give PER_SECOND[/BURST] without a provider once (it is the limit of every provider)");
       fallback = limit;
     } else {
-      if (provider === "") throw new UsageError(`--rate-limit: the provider before "=" is empty (got ${JSON.stringify(value)})`);
       if (Object.hasOwn(limits, provider)) throw new UsageError(`--rate-limit: the provider ${JSON.stringify(provider)} is given twice`);
       limits[provider] = limit;
     }
