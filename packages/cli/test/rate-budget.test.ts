@@ -57,7 +57,7 @@ describe("statements export --rate-limit / --rate-budget: bad values", () => {
 });
 
 describe("statements export against a provider that allows 10 calls a second", () => {
-  it("without a budget it meets the limit; with --rate-limit 9 (burst 1, within the sizing rule) it never does", async () => {
+  it("without a budget it meets the limit; with --rate-limit 8 (burst 2, within the sizing rule) it never does", async () => {
     const free = await runCli(exportArgs("--json"));
     expect(free.code, free.stderr).toBe(0);
     const freeSummary = JSON.parse(free.stdout);
@@ -68,23 +68,23 @@ describe("statements export against a provider that allows 10 calls a second", (
 
     mock.reset();
     rmSync(path.join(dir, "out"), { recursive: true, force: true });
-    const paced = await runCli(exportArgs("--json", "--rate-limit", "9", "--rate-budget", "memory"));
+    const paced = await runCli(exportArgs("--json", "--rate-limit", "8", "--rate-budget", "memory"));
     expect(paced.code, paced.stderr).toBe(0);
     const summary = JSON.parse(paced.stdout);
     expect(summary.downloaded).toBe(20);
     expect(summary.rateLimit).toMatchObject({ rateLimited: 0, pauses: 0, limit: 4 });
-    expect(summary.rateBudget).toEqual({ store: "memory", limits: { limits: {}, default: { perSecond: 9, burst: 1 } } });
-    expect(paced.stderr).toMatch(/^Rate budget: 9\/s, burst 1 \(every provider\), kept in memory\.\n/);
+    expect(summary.rateBudget).toEqual({ store: "memory", limits: { limits: {}, default: { perSecond: 8, burst: 2 } } });
+    expect(paced.stderr).toMatch(/^Rate budget: 8\/s, burst 2 \(every provider\), kept in memory\.\n/);
     expect(mock.rateLimitStats()["sandbox-bank"]).toEqual({ requests: 23, limited: 0 });
-    // 23 calls at 9 a second, the first at once: at least two seconds.
+    // 23 calls at 8 a second, the first two at once: at least two seconds.
     expect(summary.elapsedMs).toBeGreaterThan(2000);
   });
 
   it("--rate-budget DIR keeps the budget in an embedded database there, for the runs that follow", async () => {
     const store = path.join(dir, "budget");
-    const result = await runCli(exportArgs("--json", "--rate-limit", "sandbox-bank=9", "--rate-budget", store));
+    const result = await runCli(exportArgs("--json", "--rate-limit", "sandbox-bank=8", "--rate-budget", store));
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`Rate budget: sandbox-bank 9/s, burst 1, kept in ${store}.\n`);
+    expect(result.stderr).toContain(`Rate budget: sandbox-bank 8/s, burst 2, kept in ${store}.\n`);
     expect(JSON.parse(result.stdout).rateLimit.rateLimited).toBe(0);
     expect(mock.rateLimitStats()["sandbox-bank"]).toEqual({ requests: 23, limited: 0 });
     expect(existsSync(path.join(store, "connections"))).toBe(true);
@@ -114,12 +114,12 @@ describe("statements export --connections --rate-limit: the budget is kept in th
       // The connection's first calls (the IdP's) are behind it; the export starts in a window of its own.
       const before = users.rateLimitStats()["sandbox-bank"]!;
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      const paced = await run("--rate-limit", "9");
+      const paced = await run("--rate-limit", "8");
       expect(paced.code, paced.stderr).toBe(0);
       const [result] = JSON.parse(paced.stdout);
       expect(result.summary.downloaded).toBe(6 + 6 + 5);
       expect(result.summary.rateLimit.rateLimited).toBe(0);
-      expect(paced.stderr).toMatch(new RegExp(`^Rate budget: 9/s, burst 1 \\(every provider\\), kept in the connections store \\(${env.FDXKIT_STORE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)\\.\\n`, "m"));
+      expect(paced.stderr).toMatch(new RegExp(`^Rate budget: 8/s, burst 2 \\(every provider\\), kept in the connections store \\(${env.FDXKIT_STORE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)\\.\\n`, "m"));
       expect(users.rateLimitStats()["sandbox-bank"]!.limited).toBe(before.limited);
     } finally {
       await users.close();

@@ -85,7 +85,7 @@ export function registerStatements(program: FdxCommand, state: RunState): void {
     .needs("--out <dir>", "directory to write to (created if missing): DIR/<account>/<date>_<hash>.pdf and DIR/manifest.jsonl")
     .option("--concurrency <n>", "requests at a time, at most; lowered while the provider rate-limits", "4")
     .option("--shard <I/N>", "export only the accounts of shard I of N (a stable hash of the account id); shards share one --rate-budget")
-    .option("--rate-limit <limit>", "the provider's request budget: PER_SECOND[/BURST] (burst default 1) for every provider, or PROVIDER=PER_SECOND[/BURST] (repeatable)", collect)
+    .option("--rate-limit <limit>", "the provider's request budget: PER_SECOND[/BURST] (burst default 2) for every provider, or PROVIDER=PER_SECOND[/BURST] (repeatable)", collect)
     .option("--rate-budget <store>", "where that budget is kept: a postgres:// URL (shared by every process using it), a directory (an embedded database) or memory (this process only); with --connections, default the connections store")
     .option("--no-progress", "plain log lines instead of a progress bar, even on a terminal")
     .addHelpText(
@@ -102,8 +102,8 @@ its turn from the provider's budget, kept in --rate-budget: processes that share
 one (the shards of a run, your app's web instances) share the provider's limit,
 and the end users' calls go first. Against a provider that allows L requests per
 fixed window of W seconds, keep PER_SECOND <= (L - BURST) / W (60 a minute,
-burst 1: --rate-limit 0.98). A 429 then pauses the budget for everyone, and
---concurrency stays as given.
+burst 2: --rate-limit 0.96; 20 a second: --rate-limit 18). A 429 then pauses
+the budget for everyone, and --concurrency stays as given.
 Shard of an account: the first 8 bytes of SHA-256(account id) as an unsigned
 big-endian integer, modulo N, plus one.
 Exit codes: 0 every statement saved or already there (an account without any

@@ -18,6 +18,9 @@ export interface OpenBudget {
   close(): Promise<void>;
 }
 
+/** The burst of a `--rate-limit` that gives none. */
+export const DEFAULT_BURST = 2;
+
 const NUMBER = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
 const LIMIT = new RegExp(`^(?:(.+)=)?${NUMBER}(?:/${NUMBER})?$`);
 
@@ -37,8 +40,9 @@ export function parseRateLimits(values: readonly string[]): RateLimits {
         `--rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got ${JSON.stringify(value)})`,
       );
     }
-    // One request at a time unless told otherwise: the sizing rule is then perSecond <= (L - 1) / W.
-    const limit: RateLimit = { perSecond, burst: burst ?? 1 };
+    // Two unless told otherwise: with one, a token that comes while every process is a moment late to take it is
+    // lost, and a fast provider's budget goes partly unused; the sizing rule is then perSecond <= (L - 2) / W.
+    const limit: RateLimit = { perSecond, burst: burst ?? DEFAULT_BURST };
     const provider = match[1];
     if (provider === undefined) {
       if (fallback) throw new UsageError("--rate-limit: give PER_SECOND[/BURST] without a provider once (it is the limit of every provider)");
@@ -107,7 +111,7 @@ export function laterBudget(): { budget: RateBudget; set(target: RateBudget): vo
 
 /** How the limits read in a message: `18/s, burst 2 (every provider); bank-a 0.9/s, burst 5`. */
 export function describeLimits(limits: RateLimits): string {
-  const one = (l: RateLimit) => `${l.perSecond}/s, burst ${l.burst ?? 1}`;
+  const one = (l: RateLimit) => `${l.perSecond}/s, burst ${l.burst ?? DEFAULT_BURST}`;
   return [
     ...(limits.default ? [`${one(limits.default)} (every provider)`] : []),
     ...Object.entries(limits.limits ?? {}).map(([id, l]) => `${id} ${one(l)}`),

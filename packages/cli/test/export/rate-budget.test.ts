@@ -5,13 +5,13 @@ import { checkBudgetFlags, describeLimits, laterBudget, openBudget, parseBudgetS
 const io = { addSecrets: () => {}, info: () => {} };
 
 describe("--rate-limit", () => {
-  it("PER_SECOND[/BURST] is every provider's limit (burst 1 unless given); PROVIDER=… one provider's", () => {
+  it("PER_SECOND[/BURST] is every provider's limit (burst 2 unless given); PROVIDER=… one provider's", () => {
     expect(parseRateLimits(["18/2"])).toEqual({ limits: {}, default: { perSecond: 18, burst: 2 } });
     expect(parseRateLimits(["0.98", "bank-a=0.9/5", "bank=b=.5"])).toEqual({
-      limits: { "bank-a": { perSecond: 0.9, burst: 5 }, "bank=b": { perSecond: 0.5, burst: 1 } },
-      default: { perSecond: 0.98, burst: 1 },
+      limits: { "bank-a": { perSecond: 0.9, burst: 5 }, "bank=b": { perSecond: 0.5, burst: 2 } },
+      default: { perSecond: 0.98, burst: 2 },
     });
-    expect(describeLimits(parseRateLimits(["19", "bank-a=0.9/5"]))).toBe("19/s, burst 1 (every provider); bank-a 0.9/s, burst 5");
+    expect(describeLimits(parseRateLimits(["18", "bank-a=0.9/5"]))).toBe("18/s, burst 2 (every provider); bank-a 0.9/s, burst 5");
   });
 
   it.each([["0"], ["-1"], ["fast"], ["5/0.5"], ["5/"], ["bank-a="], ["=5"], ["1e3"]])("refuses %j, naming the flag and the form", (value) => {
@@ -39,7 +39,7 @@ describe("--rate-budget", () => {
     expect(checkBudgetFlags(undefined, undefined, false)).toBeUndefined();
     expect(() => checkBudgetFlags(undefined, "memory", false)).toThrow(/^--rate-budget: give the provider's limit too, with --rate-limit PER_SECOND\[\/BURST\]/);
     expect(() => checkBudgetFlags(["5"], undefined, false)).toThrow(/^--rate-limit: say where the budget is kept with --rate-budget: a postgres:\/\/ URL/);
-    expect(checkBudgetFlags(["5"], undefined, true)).toEqual({ limits: { limits: {}, default: { perSecond: 5, burst: 1 } }, store: undefined });
+    expect(checkBudgetFlags(["5"], undefined, true)).toEqual({ limits: { limits: {}, default: { perSecond: 5, burst: 2 } }, store: undefined });
     expect(checkBudgetFlags(["5"], "memory", true)?.store).toEqual({ kind: "memory" });
   });
 
