@@ -18,11 +18,11 @@ beforeAll(async () => {
   if (!bin) return;
   assertBuilt();
   server = await startPostgresServer(bin);
-  // A year of the seeded accounts: shard 4 has 65 statements, shard 3 has 11. Without a budget, two months
-  // (shard 4 then paces itself at the share it got in the first window, and takes minutes over a year).
+  // 18 months of the seeded accounts: shard 4 has 97 statements, shard 3 has 16. Without a budget, half a year
+  // (shard 4 then paces itself at the share it got in the first window, which takes minutes over a year).
   rows = [
-    ...(await runRateBudgetProof({ modes: ["none"], range: { from: "2026-09-01", to: "2026-10-31" }, idleMs: 1000 })),
-    ...(await runRateBudgetProof({ modes: ["postgres"], postgresUrl: server.url, range: { from: "2025-11-01", to: "2026-10-31" }, idleMs: 3000 })),
+    ...(await runRateBudgetProof({ modes: ["none"], range: { from: "2026-05-01", to: "2026-10-31" }, idleMs: 1000 })),
+    ...(await runRateBudgetProof({ modes: ["postgres"], postgresUrl: server.url, range: { from: "2025-05-01", to: "2026-10-31" }, idleMs: 4000 })),
   ];
 }, 120_000);
 afterAll(() => server?.stop());

@@ -96,8 +96,8 @@ function waitUntil(predicate, exited, message) {
   });
 }
 
-/** One export process: when it was up (its first line), when it ended, and its summary. */
-function startShard(index, mock, mode, limit, postgresUrl, outDir, range, onExit) {
+/** One export process: when it was up (its first line), when its summary came (`onDone`), and the summary. */
+function startShard(index, mock, mode, limit, postgresUrl, outDir, range, onDone) {
   const budget = sizing(mode, limit);
   const args = [CLI, "statements", "export", "--provider", PROVIDER, ...ACCOUNTS.flatMap((a) => ["--account", a])];
   args.push("--from", range.from, "--to", range.to, "--shard", `${index}/${SHARDS}`, "--out", outDir, "--concurrency", String(CONCURRENCY), "--json", "--no-progress");
@@ -106,10 +106,14 @@ function startShard(index, mock, mode, limit, postgresUrl, outDir, range, onExit
     env: childEnv({ FDXKIT_BASE_URL: mock.baseUrl, FDXKIT_PRODUCTS_URL: mock.productsUrl, FDXKIT_TOKEN: TOKEN }),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const shard = { index, upAt: undefined, endAt: undefined, summary: undefined };
+  const shard = { index, upAt: undefined, doneAt: undefined, endAt: undefined, summary: undefined };
   let out = "";
   let err = "";
-  child.stdout.setEncoding("utf8").on("data", (c) => (out += c));
+  child.stdout.setEncoding("utf8").on("data", (c) => {
+    // The summary, printed once its last statement is saved: the end of its work (closing its pool and exiting is not).
+    if (out === "") onDone(shard);
+    out += c;
+  });
   child.stderr.setEncoding("utf8").on("data", (c) => {
     // Its first line (the shard's accounts) comes once it is up, its budget open, before its first request.
     if (/^Shard \d+\/\d+:/m.test(err + c) && shard.upAt === undefined) shard.upAt = Date.now();
@@ -119,7 +123,6 @@ function startShard(index, mock, mode, limit, postgresUrl, outDir, range, onExit
     child.on("close", (code) => {
       shard.endAt = Date.now();
       if (code === 0) shard.summary = JSON.parse(out);
-      onExit(shard);
       if (code !== 0) reject(new Error(`shard ${index} exited ${code}:\n${err.slice(-3000)}`));
       else resolve(shard);
     });
@@ -143,7 +146,7 @@ export async function runRateBudgetProof({ modes, postgresUrl, range, limit = 20
   const db = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 1 }) : undefined;
   const rows = [];
   try {
-    for (const mode of modes) {
+    for (const [index, mode] of modes.entries()) {
       if (mode === "postgres") {
         if (!db) throw new Error("the postgres row needs a PostgreSQL server");
         // A full bucket to start from, as after a quiet night.
@@ -151,7 +154,7 @@ export async function runRateBudgetProof({ modes, postgresUrl, range, limit = 20
       }
       await new Promise((resolve) => setTimeout(resolve, 1100));
       mock.reset();
-      rows.push(await runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs, outDir: path.join(dir, mode) }));
+      rows.push(await runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs, outDir: path.join(dir, `${index}-${mode}`) }));
     }
   } finally {
     await db?.end();
@@ -169,7 +172,13 @@ async function runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs,
   await new Promise((resolve) => setTimeout(resolve, idleMs));
   const ends = [];
   const shards = [];
-  for (let i = 1; i <= SHARDS; i++) shards.push(startShard(i, mock, mode, limit, postgresUrl, outDir, range, (s) => ends.push({ shard: s, ...counts(mock) })));
+  for (let i = 1; i <= SHARDS; i++)
+    shards.push(
+      startShard(i, mock, mode, limit, postgresUrl, outDir, range, (s) => {
+        s.doneAt = Date.now();
+        ends.push({ shard: s, ...counts(mock) });
+      }),
+    );
   // Started as the last process is up: from then on every shard is running, and the provider's calls count.
   const allUp = new Promise((resolve) => {
     const timer = setInterval(() => {
@@ -204,7 +213,7 @@ async function runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs,
     idealMs,
     efficiency: idealMs / exportMs,
     startSpreadMs: start.at - firstUp,
-    shards: shards.map((s) => ({ shard: s.index, listed: s.summary.listed, downloaded: s.summary.downloaded, failed: s.summary.failed.length, ms: s.endAt - s.upAt })),
+    shards: shards.map((s) => ({ shard: s.index, listed: s.summary.listed, downloaded: s.summary.downloaded, failed: s.summary.failed.length, ms: s.doneAt - s.upAt })),
     tailMs,
     tailUse,
     idle: latencies(calls.filter((c) => c.at >= warmAt && c.at < firstUp)),
