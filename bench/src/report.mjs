@@ -441,7 +441,7 @@ function rateBudgetMarkdown(rb) {
         r.budget ? `${r.budget.perSecond}/s, burst ${r.budget.burst}` : "none",
         `${r.rateLimited} of ${r.requests} (${percent(r.rateLimitedShare)})`,
         `${(r.exportMs / 1000).toFixed(1)} s vs ${(r.idealMs / 1000).toFixed(1)} s (${r.efficiency.toFixed(2)})`,
-        `${ms(r.idle.median)} / ${ms(r.idle.p95)} → ${ms(r.during.median)} / ${ms(r.during.p95)}`,
+        `${ms(r.idle.median)} / ${ms(r.idle.p95)} → ${ms(r.during.median)} / ${ms(r.during.p95)}${r.during.unanswered ? ` (${r.during.unanswered} of ${r.during.calls} still waiting at the end)` : ""}`,
         `${(r.tailMs / 1000).toFixed(1)} s, ${r.tailUse.toFixed(2)}`,
       ]),
     ),

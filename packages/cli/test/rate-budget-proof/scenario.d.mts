@@ -6,6 +6,8 @@ export interface Latencies {
   median: number;
   p95: number;
   failed: number;
+  /** Calls still waiting when the web process stopped (their wait so far is in the figures). */
+  unanswered: number;
 }
 
 /** One way of sharing the provider's limit, measured. */

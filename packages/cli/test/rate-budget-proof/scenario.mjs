@@ -46,7 +46,7 @@ function childEnv(extra) {
 const quantile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : Number.NaN);
 const latencies = (calls) => {
   const ms = calls.map((c) => c.ms).sort((a, b) => a - b);
-  return { calls: ms.length, median: quantile(ms, 0.5), p95: quantile(ms, 0.95), failed: calls.filter((c) => !c.ok).length };
+  return { calls: ms.length, median: quantile(ms, 0.5), p95: quantile(ms, 0.95), failed: calls.filter((c) => !c.ok).length, unanswered: calls.filter((c) => c.pending).length };
 };
 
 function startWeb(mock, mode, limit, postgresUrl, everyMs) {

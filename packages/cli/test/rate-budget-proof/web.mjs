@@ -4,7 +4,8 @@
 // page views come. It takes from the budget FDXKIT_WEB_BUDGET names: none,
 // memory (its own), or postgres (the one every export process shares).
 // Prints "ready" once its first call answered; on "stop" (stdin), one JSON
-// line of { at, ms, ok } per call (epoch ms at the start, latency) and exits.
+// line of { at, ms, ok, pending? } per call (epoch ms at the start, latency;
+// `pending`: still unanswered, its wait so far) and exits.
 import { createClient, memoryRateBudget } from "@fdxkit/client";
 import { postgresRateBudget } from "@fdxkit/postgres";
 import pg from "pg";
@@ -27,10 +28,14 @@ const client = createClient({
 });
 
 const calls = [];
+/** Calls not answered yet: at the end, each counts with its wait so far (a budget that cannot keep up leaves a backlog). */
+const pending = new Set();
 let ready = false;
 async function call() {
   const at = Date.now();
   const started = performance.now();
+  const entry = { at, started };
+  pending.add(entry);
   let ok = true;
   try {
     for await (const page of client.statements.list({ providerId: "sandbox-bank", accountId: "ACC-1001", limit: 1 }).pages()) {
@@ -40,6 +45,7 @@ async function call() {
   } catch {
     ok = false;
   }
+  pending.delete(entry);
   calls.push({ at, ms: performance.now() - started, ok });
   if (!ready) {
     ready = true;
@@ -54,6 +60,8 @@ process.stdin.setEncoding("utf8").on("data", async (text) => {
   clearInterval(timer);
   // The calls in flight finish first.
   await new Promise((resolve) => setTimeout(resolve, 1500));
+  const now = performance.now();
+  for (const { at, started } of pending) calls.push({ at, ms: now - started, ok: true, pending: true });
   process.stdout.write(`${JSON.stringify(calls)}\n`);
   await pool?.end();
   process.exit(0);
