@@ -106,9 +106,9 @@ export function checkTargets(results) {
     const r = shared.rows.find((row) => row.mode === "postgres");
     const where = "one PostgreSQL rate budget, 4 export shards and a web process";
     t.push({ target: `${where}: 429s`, limit: `≤ ${TARGETS.rateBudgetLimitedShare * 100} % of calls`, measured: percent(r.rateLimitedShare), met: r.rateLimitedShare <= TARGETS.rateBudgetLimitedShare });
-    t.push({ target: `${where}: export efficiency (limit-bound time / time)`, limit: `≥ ${TARGETS.rateBudgetEfficiency}`, measured: r.efficiency.toFixed(2), met: r.efficiency >= TARGETS.rateBudgetEfficiency });
+    t.push({ target: `${where}: export efficiency (limit-bound time / time)`, limit: `≥ ${TARGETS.rateBudgetEfficiency}`, measured: r.efficiency.toFixed(3), met: r.efficiency >= TARGETS.rateBudgetEfficiency });
     t.push({ target: `${where}: user calls' p95 vs idle`, limit: `≤ ${x(TARGETS.rateBudgetUserP95Ratio)}`, measured: x(r.during.p95 / r.idle.p95), met: r.during.p95 <= TARGETS.rateBudgetUserP95Ratio * r.idle.p95 });
-    t.push({ target: `${where}: share of the limit used once one shard is left`, limit: `≥ ${TARGETS.rateBudgetTailUse}`, measured: r.tailUse.toFixed(2), met: r.tailUse >= TARGETS.rateBudgetTailUse });
+    t.push({ target: `${where}: share of the limit used once one shard is left`, limit: `≥ ${TARGETS.rateBudgetTailUse}`, measured: r.tailUse.toFixed(3), met: r.tailUse >= TARGETS.rateBudgetTailUse });
   }
   const ours = results.bundle?.entries.find((e) => e.sdk);
   if (ours) {
@@ -440,7 +440,7 @@ function rateBudgetMarkdown(rb) {
         MODES[r.mode],
         r.budget ? `${r.budget.perSecond}/s, burst ${r.budget.burst}` : "none",
         `${r.rateLimited} of ${r.requests} (${percent(r.rateLimitedShare)})`,
-        `${(r.exportMs / 1000).toFixed(1)} s vs ${(r.idealMs / 1000).toFixed(1)} s (${r.efficiency.toFixed(2)})`,
+        `${(r.exportMs / 1000).toFixed(1)} s vs ${(r.idealMs / 1000).toFixed(1)} s (${r.efficiency.toFixed(3)})`,
         `${ms(r.idle.median)} / ${ms(r.idle.p95)} → ${ms(r.during.median)} / ${ms(r.during.p95)}${r.during.unanswered ? ` (${r.during.unanswered} of ${r.during.calls} still waiting at the end)` : ""}`,
         `${(r.tailMs / 1000).toFixed(1)} s, ${r.tailUse.toFixed(2)}`,
       ]),
