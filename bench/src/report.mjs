@@ -21,11 +21,17 @@ export const TARGETS = {
   // The CLI's embedded store: what it adds to a command over a postgres:// store, and an in-memory PGlite opened for a test.
   cliStoreAddedMs: 500,
   cliStoreMemoryMs: 1000,
+  // One rate budget shared through PostgreSQL by 4 export shards and a web process (issue 37's goals).
+  rateBudgetLimitedShare: 0.01,
+  rateBudgetEfficiency: 0.9,
+  rateBudgetUserP95Ratio: 2,
+  rateBudgetTailUse: 0.8,
 };
 
 const x = (n) => `${n.toFixed(2)}×`;
 const kB = (bytes) => `${(bytes / 1000).toFixed(2)} kB`;
 const bytes = (n) => `${n.toLocaleString("en-US")} B`;
+const percent = (share) => `${(share * 100).toFixed(1)} %`;
 
 /** Each target with the figure measured for it and whether it was met. */
 export function checkTargets(results) {
@@ -94,6 +100,15 @@ export function checkTargets(results) {
     if (typeof store.list.postgres === "string") t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `did not run: ${store.list.postgres}`, met: false });
     else t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `${store.list.addedMs} ms`, met: store.list.addedMs <= TARGETS.cliStoreAddedMs });
     t.push({ target: "an in-memory PGlite store opened (openPGlite, table ready)", limit: `≤ ${TARGETS.cliStoreMemoryMs} ms`, measured: `${store.memory.openPGlite.medianMs} ms`, met: store.memory.openPGlite.medianMs <= TARGETS.cliStoreMemoryMs });
+  }
+  const shared = results.rateBudget;
+  if (shared && !shared.skipped && !results.meta.smoke) {
+    const r = shared.rows.find((row) => row.mode === "postgres");
+    const where = "one PostgreSQL rate budget, 4 export shards and a web process";
+    t.push({ target: `${where}: 429s`, limit: `≤ ${TARGETS.rateBudgetLimitedShare * 100} % of calls`, measured: percent(r.rateLimitedShare), met: r.rateLimitedShare <= TARGETS.rateBudgetLimitedShare });
+    t.push({ target: `${where}: export efficiency (limit-bound time / time)`, limit: `≥ ${TARGETS.rateBudgetEfficiency}`, measured: r.efficiency.toFixed(3), met: r.efficiency >= TARGETS.rateBudgetEfficiency });
+    t.push({ target: `${where}: user calls' p95 vs idle`, limit: `≤ ${x(TARGETS.rateBudgetUserP95Ratio)}`, measured: x(r.during.p95 / r.idle.p95), met: r.during.p95 <= TARGETS.rateBudgetUserP95Ratio * r.idle.p95 });
+    t.push({ target: `${where}: share of the limit used once one shard is left`, limit: `≥ ${TARGETS.rateBudgetTailUse}`, measured: r.tailUse.toFixed(3), met: r.tailUse >= TARGETS.rateBudgetTailUse });
   }
   const ours = results.bundle?.entries.find((e) => e.sdk);
   if (ours) {
@@ -294,6 +309,7 @@ export function toMarkdown(results) {
     ];
     out.push(table(["what", "time"], rows));
   }
+  if (results.rateBudget) out.push("", ...rateBudgetMarkdown(results.rateBudget));
   if (results.bundle) {
     const b = results.bundle;
     out.push("", "## Browser bundle size", "");
@@ -384,6 +400,9 @@ export function printSummary(results) {
       );
     }
   }
+  for (const r of results.rateBudget?.rows ?? []) {
+    console.log(`Rate budget, ${r.mode}: ${r.rateLimited} 429s (${percent(r.rateLimitedShare)}), efficiency ${r.efficiency.toFixed(2)}, user p95 ${Math.round(r.during.p95)} ms vs idle ${Math.round(r.idle.p95)} ms, last shard alone used ${r.tailUse.toFixed(2)} of the limit`);
+  }
   if (results.cliStore) {
     const c = results.cliStore;
     console.log(`CLI embedded store: connections list ${c.list.embedded.medianMs} ms vs postgres:// ${typeof c.list.postgres === "object" ? `${c.list.postgres.medianMs} ms (adds ${c.list.addedMs} ms)` : c.list.postgres}; new store ${c.newStore.medianMs} ms; in-memory openPGlite ${c.memory.openPGlite.medianMs} ms${c.memory.plainCreate ? ` (PGlite.create ${c.memory.plainCreate.medianMs} ms)` : ""}`);
@@ -392,4 +411,40 @@ export function printSummary(results) {
     console.log("Cold import");
     console.table(Object.fromEntries(results.importTime.modules.map((m) => [m.name, { ms: m.ms, "vs openapi-fetch": m.vsOpenapiFetch }])));
   }
+}
+
+const MODES = {
+  none: "no budget (each export paces itself from its 429s)",
+  memory: "a memory budget in each process",
+  postgres: "one PostgreSQL budget for all",
+};
+
+/** The rate-budget section: one row per way of sharing the provider's limit. */
+function rateBudgetMarkdown(rb) {
+  const ms = (n) => `${Math.round(n)} ms`;
+  const out = ["## One rate budget per provider, shared by every process", ""];
+  out.push(
+    `The sandbox (a real HTTP server) allows sandbox-bank ${rb.limit} statement calls a second, in fixed windows. Four \`fdxkit statements export --shard I/4 --concurrency 8\` processes export every seeded account from ${rb.range.from} to ${rb.range.to} ` +
+      "(skewed: the shards hold " + (rb.rows[0]?.shards.map((s) => s.listed).join(", ") ?? "?") + " statements), beside a web process making a user call (`actorType: \"user\"`, one statement page) every 200 ms. " +
+      "Budgets are sized as the docs say, burst 2: one shared budget gets the whole limit, `(L − burst) / W` = 18 a second; without a shared store each of the 5 processes gets `(L − 5 × burst) / 5` = 2 a second. " +
+      "*Efficiency* is the time the provider's limit bounds the work to (the calls it admitted while the export ran, every process's, at 20 a second) over the export's time (from the moment every shard was up to the last one's summary). " +
+      "*Last shard alone* is the share of the limit the provider served once every other shard with work had ended: a shard that gives its share back leaves none idle. " +
+      "User latency is the web process's calls while the export ran against its calls before it started (idle), with the same budget.",
+    "",
+  );
+  if (rb.skipped) out.push(`The PostgreSQL row did not run: ${rb.skipped}.`, "");
+  out.push(
+    table(
+      ["way", "budget per process", "429s (of calls)", "export time vs limit-bound (efficiency)", "user calls median / p95, idle → during", "last shard alone: time, share of the limit used"],
+      rb.rows.map((r) => [
+        MODES[r.mode],
+        r.budget ? `${r.budget.perSecond}/s, burst ${r.budget.burst}` : "none",
+        `${r.rateLimited} of ${r.requests} (${percent(r.rateLimitedShare)})`,
+        `${(r.exportMs / 1000).toFixed(1)} s vs ${(r.idealMs / 1000).toFixed(1)} s (${r.efficiency.toFixed(3)})`,
+        `${ms(r.idle.median)} / ${ms(r.idle.p95)} → ${ms(r.during.median)} / ${ms(r.during.p95)}${r.during.unanswered ? ` (${r.during.unanswered} of ${r.during.calls} still waiting at the end)` : ""}`,
+        `${(r.tailMs / 1000).toFixed(1)} s, ${r.tailUse.toFixed(2)}`,
+      ]),
+    ),
+  );
+  return out;
 }

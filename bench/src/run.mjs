@@ -4,7 +4,7 @@
 //   node src/run.mjs                 full run: BENCHMARKS.md (repo root) and bench/results.json
 //   node src/run.mjs --smoke         tiny sizes, seconds; writes nothing unless --out is given
 //   node src/run.mjs --out DIR       write BENCHMARKS.md and results.json into DIR instead
-//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh,store-seal,cli-store
+//   node src/run.mjs --only overhead,pagination,download,bundle,import,export,webhooks,webhooks-tls,connections,connections-refresh,store-seal,cli-store,rate-budget
 //   node src/run.mjs --node 24       the same, on another Node major (installed from the npm registry on first use)
 //   node src/run.mjs --only overhead,pagination --update
 //                                    re-runs those sections and writes them into this Node's last full run
@@ -32,6 +32,7 @@ import { runExport } from "./export.mjs";
 import { runImportTime } from "./import-time.mjs";
 import { runOverhead } from "./overhead.mjs";
 import { runPagination } from "./pagination.mjs";
+import { runRateBudget } from "./rate-budget.mjs";
 import { checkTargets, printSummary, toMarkdown } from "./report.mjs";
 import { startServer } from "./server.mjs";
 import { runWebhookReceive } from "./webhook-receive.mjs";
@@ -56,6 +57,8 @@ export const SIZES = {
     connectionsRefresh: { connections: 1000, processes: 4, concurrency: 16, poolSize: 10, sequential: 200 },
     storeSeal: { warmup: 500, rounds: 30, opsPerRound: 100 },
     cliStore: { runs: 5, coldRuns: 1, plainRuns: 3 },
+    // Two years of the seeded accounts (the export's default range): shard 4 has 129 statements, shard 3 has 22.
+    rateBudget: { range: { from: "2024-11-01", to: "2026-10-31" }, modes: ["none", "memory", "postgres"], idleMs: 5000 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },
@@ -72,6 +75,8 @@ export const SIZES = {
     storeSeal: { warmup: 5, rounds: 2, opsPerRound: 5 },
     // No initdb in a smoke run: the template is made once and reused, the plain PGlite.create runs are left out.
     cliStore: { runs: 1, coldRuns: 0, plainRuns: 0 },
+    // A month, and no PostgreSQL server: the harness runs, no figure counts.
+    rateBudget: { range: { from: "2026-10-01", to: "2026-10-31" }, modes: ["none", "memory"], idleMs: 300 },
   },
 };
 
@@ -80,7 +85,7 @@ const HEADLINE_NODE = "24";
 /** The other Node `pnpm bench` runs on (the lowest supported). */
 const OTHER_NODES = ["20"];
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "store-seal", "cli-store"];
+export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "store-seal", "cli-store", "rate-budget"];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -155,6 +160,10 @@ export async function runBenchmarks({ smoke = false, only = SECTIONS, log = cons
   if (only.includes("cli-store")) {
     log("▶ the CLI's embedded store: start-up of a command, a new store, an in-memory PGlite");
     results.cliStore = await runCliStore(sizes.cliStore);
+  }
+  if (only.includes("rate-budget")) {
+    log("▶ one rate budget per provider: 4 export shards and a web process against a provider's 20 calls a second");
+    results.rateBudget = await runRateBudget(sizes.rateBudget);
   }
   if (only.includes("bundle")) {
     log("▶ bundle size");

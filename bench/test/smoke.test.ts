@@ -93,11 +93,15 @@ describe("bench harness, smoke mode", () => {
     expect(store.memory.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
     expect(store.existingDir.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
 
+    // The rate-budget proof: the rows without a PostgreSQL server, a month of statements.
+    expect(results.rateBudget.rows.map((r: { mode: string }) => r.mode)).toEqual(["none", "memory"]);
+    for (const r of results.rateBudget.rows) expect(r).toMatchObject({ requests: positive, exportMs: positive, idealMs: positive, efficiency: positive });
+
     expect(results.targets.length).toBeGreaterThanOrEqual(5);
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
-    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS", "## Connections: the token function on the hot path", "## Connections: refreshed by several processes on PostgreSQL", "## The CLI's embedded store: start-up"]) {
+    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS", "## Connections: the token function on the hot path", "## Connections: refreshed by several processes on PostgreSQL", "## The CLI's embedded store: start-up", "## One rate budget per provider, shared by every process"]) {
       expect(markdown).toContain(heading);
     }
     // Every section, the export's child processes included: minutes on a loaded two-core machine.

@@ -1,4 +1,4 @@
-import { clientCredentials, createClient, type ClientHooks, type FdxClient, type TokenProvider } from "@fdxkit/client";
+import { clientCredentials, createClient, type ClientHooks, type FdxClient, type RateBudget, type TokenProvider } from "@fdxkit/client";
 import { UsageError } from "./errors.js";
 import type { Output } from "./output.js";
 
@@ -189,8 +189,8 @@ export function verboseHooks(output: Output, hooks: CliHooks): CliHooks {
 /** The client's hooks a command may set: the export reads the 429s through `onRetry`. */
 export type CliHooks = ClientHooks;
 
-/** The client for a resolved configuration. Registers its secrets with the output first. */
-export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHooks = {}): FdxClient {
+/** The client for a resolved configuration. Registers its secrets with the output first. `rateBudget`: the export's. */
+export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHooks = {}, rateBudget?: RateBudget): FdxClient {
   const fetch = config.verbose ? verboseFetch(output) : undefined;
   const clientHooks = config.verbose ? verboseHooks(output, hooks) : hooks;
   let token: TokenProvider;
@@ -220,5 +220,6 @@ export function buildClient(config: ResolvedConfig, output: Output, hooks: CliHo
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     allowInsecureCallbackUrls: config.allowInsecureCallbackUrls,
     hooks: clientHooks,
+    ...(rateBudget ? { rateBudget } : {}),
   });
 }

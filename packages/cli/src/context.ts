@@ -1,4 +1,4 @@
-import type { FdxClient } from "@fdxkit/client";
+import type { FdxClient, RateBudget } from "@fdxkit/client";
 import type { Command } from "commander";
 import { buildClient, resolveConfig, type CliHooks, type GlobalOptions, type ResolvedConfig } from "./config.js";
 import type { ExitCode } from "./errors.js";
@@ -8,8 +8,8 @@ import type { Output } from "./output.js";
 export interface Context {
   output: Output;
   options: GlobalOptions;
-  /** The configured client; resolving the configuration may throw a UsageError. `hooks` count only on the first call. */
-  client(hooks?: CliHooks): FdxClient;
+  /** The configured client; resolving the configuration may throw a UsageError. `hooks` and `rateBudget` count only on the first call. */
+  client(hooks?: CliHooks, rateBudget?: RateBudget): FdxClient;
   /** `{ auth: false }`: no token of its own is needed (the calls use end users' connections). */
   config(needs?: { auth?: boolean }): ResolvedConfig;
 }
@@ -38,6 +38,6 @@ export function contextFor(command: Command, state: RunState): Context {
     output: state.output,
     options,
     config: getConfig,
-    client: (hooks) => (client ??= buildClient(getConfig(), state.output, hooks)),
+    client: (hooks, rateBudget) => (client ??= buildClient(getConfig(), state.output, hooks, rateBudget)),
   };
 }

@@ -243,7 +243,10 @@ export function postgresRateBudget(db: Queryable, options: PostgresRateBudgetOpt
 function budgetSql(quoted: string): { takeSql: string; createRowSql: string; pauseSql: string } {
   // $1 provider, $2 perSecond, $3 burst, $4 tokens this actor needs, $5 is a user call.
   // The row is refilled and, when there is enough and nothing holds the call back, one token taken; a refused
-  // user call marks the row so that batch calls everywhere wait. wait_ms says when to ask again.
+  // user call marks the row so that batch calls everywhere wait, and a user call served clears the mark (a user
+  // still waiting elsewhere marks it again when next refused), so batch calls are held while a user waits, not
+  // for the mark's whole margin. wait_ms says when to ask again: a held batch call asks once the next token
+  // (the user's) and its own may have come, not when the mark ends, or it would sleep past the user's take.
   const takeSql = `WITH s AS (
   SELECT provider_id, clock_timestamp() AS now, paused_until, users_waiting_until,
     LEAST($3::float8, tokens + $2::float8 * GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - updated_at))::float8) AS avail
@@ -256,12 +259,14 @@ function budgetSql(quoted: string): { takeSql: string; createRowSql: string; pau
   updated_at = GREATEST(d.now, b.updated_at),
   users_waiting_until = CASE WHEN $5::boolean AND NOT d.took
     THEN GREATEST(b.users_waiting_until, d.now + make_interval(secs => GREATEST(0, (1 - d.avail) / $2::float8) + ${USER_MARK_S}))
+    WHEN $5::boolean THEN NULL
     ELSE b.users_waiting_until END
   FROM d WHERE b.provider_id = d.provider_id
   RETURNING d.took AS took, GREATEST(
   EXTRACT(EPOCH FROM d.paused_until - d.now)::float8 * 1000,
   ($4::float8 - d.avail) / $2::float8 * 1000,
-  CASE WHEN $5::boolean THEN NULL ELSE EXTRACT(EPOCH FROM d.users_waiting_until - d.now)::float8 * 1000 END
+  CASE WHEN $5::boolean OR d.users_waiting_until IS NULL OR d.users_waiting_until <= d.now THEN NULL
+    ELSE LEAST(EXTRACT(EPOCH FROM d.users_waiting_until - d.now)::float8, ($4::float8 + 1 - d.avail) / $2::float8) * 1000 END
   ) AS wait_ms`;
   const createRowSql = `INSERT INTO ${quoted} (provider_id, tokens, updated_at) VALUES ($1, $2, clock_timestamp()) ON CONFLICT (provider_id) DO NOTHING`;
   // The provider refused: the bucket is empty, and fills again only once the pause ends.

@@ -144,3 +144,24 @@ describe("postgresRateBudget's checks", () => {
     expect(rateBudgetTableSql()).toContain('"fdxkit_rate_budget"');
   });
 });
+
+describe.each([
+  ["PGlite", () => lite as Queryable, false],
+  ["a PostgreSQL server", () => pool as Queryable, !pool],
+])("postgresRateBudget on %s: users first, and no longer than they wait", (_name, db, skip) => {
+  it.skipIf(skip)("a batch call held for a waiting user goes at the token after the user's, not once the user's mark ends", async () => {
+    const table = uniqueTable();
+    const limits = { bank: { perSecond: 20, burst: 1, userReserve: 0 } };
+    const jobs = postgresRateBudget(db(), { table, limits });
+    const web = postgresRateBudget(db(), { table, limits });
+    await jobs.take("bank", "batch");
+    // The bucket is empty: the user is refused (and marks the row), then takes the next token, 50 ms on.
+    const started = performance.now();
+    const user = web.take("bank", "user").then(() => performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const batch = await jobs.take("bank", "batch").then(() => performance.now() - started);
+    expect(await user).toBeLessThan(batch);
+    // The token after the user's is due 100 ms on. Held for the mark's whole margin it would go at 300 ms or later.
+    expect(batch).toBeLessThan(250);
+  });
+});

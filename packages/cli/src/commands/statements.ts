@@ -8,7 +8,9 @@ import { ExitCode, exitCodeFor, UsageError } from "../errors.js";
 import { readAccounts } from "../export/accounts.js";
 import { exportConnections } from "../export/connections.js";
 import { exportStatements, type ExportResult, type ExportSummary } from "../export/export.js";
-import { barProgress, lineProgress } from "../export/progress.js";
+import { barProgress, lineProgress, type Progress } from "../export/progress.js";
+import type { OpenStore } from "../connections/store.js";
+import { checkBudgetFlags, describeLimits, openExportBudget, type ExportBudget } from "../export/rate-budget.js";
 import { AimdController } from "../export/rate-limit.js";
 import { parseShard, shardOf } from "../export/shard.js";
 import { addYears } from "../export/windows.js";
@@ -34,6 +36,8 @@ interface ExportCommandOptions {
   concurrency: string;
   shard?: string;
   progress: boolean;
+  rateLimit?: string[];
+  rateBudget?: string;
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -80,7 +84,9 @@ export function registerStatements(program: FdxCommand, state: RunState): void {
     .option("--to <date>", "end of the range: YYYY-MM-DD (the whole day) or ISO 8601 (default: now)")
     .needs("--out <dir>", "directory to write to (created if missing): DIR/<account>/<date>_<hash>.pdf and DIR/manifest.jsonl")
     .option("--concurrency <n>", "requests at a time, at most; lowered while the provider rate-limits", "4")
-    .option("--shard <I/N>", "export only the accounts of shard I of N (a stable hash of the account id)")
+    .option("--shard <I/N>", "export only the accounts of shard I of N (a stable hash of the account id); shards share one --rate-budget")
+    .option("--rate-limit <limit>", "the provider's request budget: PER_SECOND[/BURST] (burst default 2) for every provider, or PROVIDER=PER_SECOND[/BURST] (repeatable)", collect)
+    .option("--rate-budget <store>", "where that budget is kept: a postgres:// URL (shared by every process using it), a directory (an embedded database) or memory (this process only); with --connections, default the connections store")
     .option("--no-progress", "plain log lines instead of a progress bar, even on a terminal")
     .addHelpText(
       "after",
@@ -91,6 +97,13 @@ bytes, sha256); a rerun skips what the manifest holds (the file still there with
 its size) and removes .part files a killed run left. A 429 pauses every worker
 for its Retry-After and halves the concurrency, which climbs back one step at a time;
 from then on no more requests start per Retry-After than the provider admitted before it.
+With --rate-limit, every request (retries and list pages included) first takes
+its turn from the provider's budget, kept in --rate-budget: processes that share
+one (the shards of a run, your app's web instances) share the provider's limit,
+and the end users' calls go first. Against a provider that allows L requests per
+fixed window of W seconds, keep PER_SECOND <= (L - BURST) / W (60 a minute,
+burst 2: --rate-limit 0.96; 20 a second: --rate-limit 18). A 429 then pauses
+the budget for everyone, and --concurrency stays as given.
 Shard of an account: the first 8 bytes of SHA-256(account id) as an unsigned
 big-endian integer, modulo N, plus one.
 Exit codes: 0 every statement saved or already there (an account without any
@@ -110,6 +123,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
         throw new UsageError(`--from: must not be after --to (${from.toISOString()} > ${to.toISOString()}; --to defaults to now)`);
       }
       const byConnection = options.connections === true || options.connection !== undefined;
+      const budgetFlags = checkBudgetFlags(options.rateLimit, options.rateBudget, byConnection);
       if (byConnection) {
         if (options.provider !== undefined || options.account !== undefined || options.accountsFile !== undefined) {
           throw new UsageError("--connections: the provider and accounts come from each connection; drop --provider, --account and --accounts-file");
@@ -123,6 +137,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       // Resolves the configuration (a usage error when incomplete) before anything is written.
       ctx.config(byConnection ? { auth: false } : undefined);
 
+      const budget = budgetFlags && (await openExportBudget(budgetFlags, { addSecrets: (...values) => output.addSecrets(...values), info: (text) => output.info(text) }));
       const stderr = process.stderr;
       const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
       if (shard) progress.note(`Shard ${shard.index}/${shard.count}: ${accounts.length} of ${all.length} account(s).`);
@@ -133,6 +148,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       const rate = new AimdController({
         max: concurrency,
         signal: controller.signal,
+        adaptive: budget === undefined,
         onEvent: (event) =>
           progress.note(
             event.kind === "pause"
@@ -144,7 +160,7 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       });
       // The client retries the 429s itself; its hooks tell the controller about them (onRetry), what the
       // provider admitted (onResponse), and let it hold every attempt for the pause and the pace (onRequest).
-      const client = ctx.client({ onRequest: rate.onRequest, onResponse: rate.onResponse, onRetry: rate.onRetry });
+      const client = ctx.client({ onRequest: rate.onRequest, onResponse: rate.onResponse, onRetry: rate.onRetry }, budget?.budget);
       const onSignal = (name: NodeJS.Signals) => {
         if (controller.signal.aborted) {
           // A second Ctrl-C: stop now (restoring the cursor the bar hid).
@@ -162,12 +178,14 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       let result: ExportResult;
       try {
         if (byConnection) {
-          await exportConnections(ctx, state, options, { run, shard, signal: controller.signal, progress });
+          await exportConnections(ctx, state, options, { run, shard, signal: controller.signal, progress, onStore: (store) => noteBudget(budget, progress, store) });
           return;
         }
+        noteBudget(budget, progress);
         result = await run(client, options.provider!, accounts);
       } finally {
         progress.stop();
+        await budget?.close();
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);
       }
@@ -175,7 +193,8 @@ account whose list failed gives that error's code (4 for an unknown account).`,
       // Refused credentials stop the run: that error is the whole answer (no summary that could pass for a result).
       if (fatal !== undefined) throw fatal;
       const shardText = shard ? `${shard.index}/${shard.count}` : null;
-      output.data({ ...summary, shard: shardText }, () => summaryText(summary, shardText));
+      const rateBudget = budget ? { store: budget.where, limits: budget.limits } : null;
+      output.data({ ...summary, shard: shardText, rateBudget }, () => summaryText(summary, shardText));
       if (summary.interrupted) {
         output.info("Interrupted: nothing partial was written. Run the same command again to resume.");
         state.exitCode = signalCode ?? ExitCode.Interrupted;
@@ -185,6 +204,13 @@ account whose list failed gives that error's code (4 for an unknown account).`,
         state.exitCode = ExitCode.Failure;
       }
     });
+}
+
+/** Says which budget the run takes from; under `--connections` without `--rate-budget`, connects it to the store first. */
+function noteBudget(budget: ExportBudget | undefined, progress: Progress, store?: OpenStore): void {
+  if (!budget) return;
+  if (store && budget.useStore) budget.useStore(store.db, store.where);
+  progress.note(`Rate budget: ${describeLimits(budget.limits)}, kept in ${budget.where}.`);
 }
 
 function statementsTable(list: Statement[]): string {

@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { encryptConnectionStore, FdxConnectionStoreError, memoryConnectionStore, type ConnectionStore, type EncryptionOptions } from "@fdxkit/client/auth";
-import { openPGlite, postgresConnectionStore } from "@fdxkit/postgres";
+import { openPGlite, postgresConnectionStore, type Queryable } from "@fdxkit/postgres";
 import { UsageError } from "../errors.js";
 import { defaultKeyFile, loadOrCreateKey } from "./key-file.js";
 import { octal, ownDirectory, privateTree } from "./private-files.js";
@@ -20,6 +20,8 @@ type Env = Record<string, string | undefined>;
 /** An open store, and how to let go of it (the pool, or the embedded database). */
 export interface OpenStore {
   store: ConnectionStore;
+  /** The database behind it, for what else shares it (the export's rate budget). */
+  db: Queryable;
   /** Where it is, for messages: the URL without its password, or the directory. */
   where: string;
   close(): Promise<void>;
@@ -125,12 +127,13 @@ async function sealedStore(raw: ConnectionStore, key: StoreKey, io: StoreIo): Pr
   return refuseForeignKey(store, key.source);
 }
 
-async function openPostgres(value: string, addSecrets: (...values: string[]) => void): Promise<OpenStore> {
+/** A postgres:// URL's database (a small pool), as the store and the rate budget open it. */
+export async function openPostgres(value: string, addSecrets: (...values: string[]) => void, flag = "--store"): Promise<OpenStore> {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError("--store: not a valid postgres:// URL");
+    throw new UsageError(`${flag}: not a valid postgres:// URL`);
   }
   if (url.password) addSecrets(url.password, decodeURIComponent(url.password));
   addSecrets(value);
@@ -138,12 +141,13 @@ async function openPostgres(value: string, addSecrets: (...values: string[]) => 
   const pool = new pg.Pool({ connectionString: value, max: 4 });
   // An idle client the server drops emits 'error' on the pool: the next query reports it instead.
   pool.on("error", () => undefined);
-  return { store: postgresConnectionStore(pool), where: `${url.protocol}//${url.host}${url.pathname}`, close: () => pool.end() };
+  return { store: postgresConnectionStore(pool), db: pool, where: `${url.protocol}//${url.host}${url.pathname}`, close: () => pool.end() };
 }
 
-async function openEmbedded(dir: string, io: StoreIo): Promise<OpenStore> {
+/** A directory's embedded database (made on first use), as the store and the rate budget open it. */
+export async function openEmbedded(dir: string, io: StoreIo, flag = "--store"): Promise<OpenStore> {
   try {
-    if (!(await stat(dir)).isDirectory()) throw new UsageError(`--store: ${dir} is a file, not a directory`);
+    if (!(await stat(dir)).isDirectory()) throw new UsageError(`${flag}: ${dir} is a file, not a directory`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
@@ -159,7 +163,7 @@ async function openEmbedded(dir: string, io: StoreIo): Promise<OpenStore> {
   try {
     db = await openPGlite(data);
   } catch (error) {
-    throw new UsageError(`--store: could not open the embedded database in ${dir} (is another fdxkit using it?)`, { cause: error });
+    throw new UsageError(`${flag}: could not open the embedded database in ${dir} (is another fdxkit using it?)`, { cause: error });
   }
   try {
     await privateTree(data);
@@ -169,6 +173,7 @@ async function openEmbedded(dir: string, io: StoreIo): Promise<OpenStore> {
   }
   return {
     store: postgresConnectionStore(db),
+    db,
     where: dir,
     close: async () => {
       try {

@@ -7,6 +7,7 @@ import { FdxReauthorizationRequiredError, type Connection } from "@fdxkit/client
 import { connectionSummary } from "../commands/connect.js";
 import type { ConnectionOptions } from "../connections/manager.js";
 import { openManager } from "../connections/manager.js";
+import type { OpenStore } from "../connections/store.js";
 import type { Context, RunState } from "../context.js";
 import { ExitCode, exitCodeFor, UsageError } from "../errors.js";
 import type { ExportResult, ExportSummary } from "./export.js";
@@ -18,6 +19,8 @@ interface Plan {
   shard: Shard | undefined;
   signal: AbortSignal;
   progress: Progress;
+  /** Called once the store is open: the export's rate budget may live in it. */
+  onStore?: (store: OpenStore) => void;
 }
 
 /** One connection's part of the run. */
@@ -32,6 +35,7 @@ export async function exportConnections(ctx: Context, state: RunState, options: 
   const { output } = ctx;
   const manager = await openManager(ctx.options as ConnectionOptions, state.env, output);
   try {
+    plan.onStore?.(manager.store);
     const wanted = options.connection;
     const rows: Connection[] = [];
     if (wanted) {

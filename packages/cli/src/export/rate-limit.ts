@@ -27,6 +27,12 @@ export interface AimdOptions {
   /** Ends the waits of `onRequest` (the attempt then sees the abort itself). */
   signal?: AbortSignal;
   onEvent?: (event: RateEvent) => void;
+  /**
+   * `false` when a rate budget paces the requests (and a 429 pauses the
+   * budget, for every process sharing it): the controller then only bounds
+   * the requests in flight at `max` and counts the 429s. Default `true`.
+   */
+  adaptive?: boolean;
 }
 
 export interface RateStats {
@@ -109,6 +115,7 @@ export class AimdController {
   readonly #onEvent: (event: RateEvent) => void;
   readonly #stats: Omit<RateStats, "limit" | "pace">;
   readonly #signal: AbortSignal | undefined;
+  readonly #adaptive: boolean;
   /** The learned quota (attempts per `#windowMs`), the pace's ceiling; undefined until the first 429 taught one. */
   #learned: number | undefined;
   #firstLearned = 0;
@@ -130,6 +137,7 @@ export class AimdController {
     this.#limit = options.max;
     this.#defaultPauseMs = options.defaultPauseMs ?? 1000;
     this.#signal = options.signal;
+    this.#adaptive = options.adaptive ?? true;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#stats = { rateLimited: 0, pauses: 0, minLimit: options.max };
   }
@@ -170,6 +178,8 @@ export class AimdController {
    * learned, for the attempt's turn.
    */
   readonly onRequest = async (): Promise<void> => {
+    // The budget holds each attempt for its turn; a second pace here would only slow it.
+    if (!this.#adaptive) return;
     for (;;) {
       const now = Date.now();
       const starts = this.#starts;
@@ -212,6 +222,8 @@ export class AimdController {
    */
   rateLimited(retryAfterMs: number | undefined, backoffMs?: number): void {
     this.#stats.rateLimited++;
+    // The budget was paused for every process sharing it; halving here would leave its share unused.
+    if (!this.#adaptive) return;
     const now = Date.now();
     const until = now + Math.max(0, retryAfterMs ?? backoffMs ?? this.#defaultPauseMs);
     if (now < this.#pausedUntil) {

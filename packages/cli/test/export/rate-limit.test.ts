@@ -297,3 +297,26 @@ describe("AimdController: pacing", () => {
     rate.close();
   });
 });
+
+describe("AimdController with a rate budget (adaptive: false)", () => {
+  it("counts the 429s but neither pauses, halves nor paces: the budget does, for every process sharing it", async () => {
+    const rate = new AimdController({ max: 4, adaptive: false, onEvent: (e) => events.push(e) });
+    for (let i = 0; i < 4; i++) await rate.acquire();
+    for (let i = 0; i < 3; i++) rate.onResponse({ status: 200, durationMs: 5 });
+    rate.onRetry(retry429(1000));
+    rate.rateLimited(2000);
+    expect(events).toEqual([]);
+    expect(rate.stats()).toEqual({ rateLimited: 2, pauses: 0, minLimit: 4, limit: 4, pace: null });
+    expect(rate.pausedUntil).toBeLessThanOrEqual(Date.now());
+    // A fifth request waits for a slot only: the first one freed lets it start, with no pause in between.
+    const granted = contenders(rate, 1);
+    rate.release(true);
+    await Promise.resolve();
+    expect(granted).toEqual([0]);
+    // The client's onRequest hook holds no attempt back.
+    let started = false;
+    void rate.onRequest().then(() => (started = true));
+    await Promise.resolve();
+    expect(started).toBe(true);
+  });
+});
