@@ -85,8 +85,15 @@ export function registerStatements(program: FdxCommand, state: RunState): void {
     .needs("--out <dir>", "directory to write to (created if missing): DIR/<account>/<date>_<hash>.pdf and DIR/manifest.jsonl")
     .option("--concurrency <n>", "requests at a time, at most; lowered while the provider rate-limits", "4")
     .option("--shard <I/N>", "export only the accounts of shard I of N (a stable hash of the account id); shards share one --rate-budget")
-    .option("--rate-limit <limit>", "the provider's request budget: PER_SECOND[/BURST] (burst default 2) for every provider, or PROVIDER=PER_SECOND[/BURST] (repeatable)", collect)
-    .option("--rate-budget <store>", "where that budget is kept: a postgres:// URL (shared by every process using it), a directory (an embedded database) or memory (this process only); with --connections, default the connections store")
+    .option(
+      "--rate-limit <limit>",
+      "the provider's request budget: PER_SECOND[/BURST] (burst default 2) for every provider, or PROVIDER=PER_SECOND[/BURST] (repeatable)",
+      collect,
+    )
+    .option(
+      "--rate-budget <store>",
+      "where that budget is kept: a postgres:// URL (shared by every process using it), a directory (an embedded database) or memory (this process only); with --connections, default the connections store",
+    )
     .option("--no-progress", "plain log lines instead of a progress bar, even on a terminal")
     .addHelpText(
       "after",
@@ -110,100 +117,121 @@ Exit codes: 0 every statement saved or already there (an account without any
 statement, 404 with FDX code 1108, lists as empty: no failure); 1 a statement failed; an
 account whose list failed gives that error's code (4 for an unknown account).`,
     )
-    .action(async (options: ExportCommandOptions, command: Command) => {
-      const ctx = contextFor(command, state);
-      // Every flag is checked before anything is written or sent.
-      const concurrency = integerOption("--concurrency", options.concurrency, 1)!;
-      if (concurrency > 64) throw new UsageError("--concurrency: must be at most 64");
-      const shard = options.shard === undefined ? undefined : parseShard(options.shard);
-      const range = flagRange(options.from, options.to);
-      const to = range.end ?? new Date();
-      const from = range.start ?? addYears(to, -2);
-      if (from.getTime() > to.getTime()) {
-        throw new UsageError(`--from: must not be after --to (${from.toISOString()} > ${to.toISOString()}; --to defaults to now)`);
-      }
-      const byConnection = options.connections === true || options.connection !== undefined;
-      const budgetFlags = checkBudgetFlags(options.rateLimit, options.rateBudget, byConnection);
-      if (byConnection) {
-        if (options.provider !== undefined || options.account !== undefined || options.accountsFile !== undefined) {
-          throw new UsageError("--connections: the provider and accounts come from each connection; drop --provider, --account and --accounts-file");
-        }
-      } else if (options.provider === undefined) {
-        command.error("error: required option '--provider <id>' not specified", { code: "commander.missingMandatoryOptionValue" });
-      }
-      const all = byConnection ? [] : await readAccounts(options.account ?? [], options.accountsFile);
-      const accounts = shard ? all.filter((id) => shardOf(id, shard.count) === shard.index) : all;
-      const output = ctx.output;
-      // Resolves the configuration (a usage error when incomplete) before anything is written.
-      ctx.config(byConnection ? { auth: false } : undefined);
+    .action((options: ExportCommandOptions, command: Command) => runExport(options, command, state));
+}
 
-      const budget = budgetFlags && (await openExportBudget(budgetFlags, { addSecrets: (...values) => output.addSecrets(...values), info: (text) => output.info(text) }));
-      const stderr = process.stderr;
-      const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
-      if (shard) progress.note(`Shard ${shard.index}/${shard.count}: ${accounts.length} of ${all.length} account(s).`);
+/** `statements export`: every flag checked first, then the run, then its summary and exit code. */
+async function runExport(options: ExportCommandOptions, command: Command, state: RunState): Promise<void> {
+  const ctx = contextFor(command, state);
+  // Every flag is checked before anything is written or sent.
+  const concurrency = integerOption("--concurrency", options.concurrency, 1)!;
+  if (concurrency > 64) throw new UsageError("--concurrency: must be at most 64");
+  const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  const range = flagRange(options.from, options.to);
+  const to = range.end ?? new Date();
+  const from = range.start ?? addYears(to, -2);
+  if (from.getTime() > to.getTime()) {
+    throw new UsageError(`--from: must not be after --to (${from.toISOString()} > ${to.toISOString()}; --to defaults to now)`);
+  }
+  const byConnection = options.connections === true || options.connection !== undefined;
+  const budgetFlags = checkBudgetFlags(options.rateLimit, options.rateBudget, byConnection);
+  if (byConnection) {
+    if (options.provider !== undefined || options.account !== undefined || options.accountsFile !== undefined) {
+      throw new UsageError("--connections: the provider and accounts come from each connection; drop --provider, --account and --accounts-file");
+    }
+  } else if (options.provider === undefined) {
+    command.error("error: required option '--provider <id>' not specified", { code: "commander.missingMandatoryOptionValue" });
+  }
+  const all = byConnection ? [] : await readAccounts(options.account ?? [], options.accountsFile);
+  const accounts = shard ? all.filter((id) => shardOf(id, shard.count) === shard.index) : all;
+  const output = ctx.output;
+  // Resolves the configuration (a usage error when incomplete) before anything is written.
+  ctx.config(byConnection ? { auth: false } : undefined);
 
-      // Ctrl-C: cancel the requests in flight (their temporary files are removed), then summarise.
-      const controller = new AbortController();
-      let signalCode: ExitCode | undefined;
-      const rate = new AimdController({
-        max: concurrency,
-        signal: controller.signal,
-        adaptive: budget === undefined,
-        onEvent: (event) =>
-          progress.note(
-            event.kind === "pause"
-              ? `Rate limited: every worker pauses ${formatDuration(event.pauseMs)}; concurrency ${event.previousLimit} -> ${event.limit}`
-              : event.kind === "pace"
-                ? `Pacing requests: at most ${event.requests} per ${event.windowMs} ms (learned from the answers before the 429)`
-                : `Concurrency back up to ${event.limit}`,
-          ),
-      });
-      // The client retries the 429s itself; its hooks tell the controller about them (onRetry), what the
-      // provider admitted (onResponse), and let it hold every attempt for the pause and the pace (onRequest).
-      const client = ctx.client({ onRequest: rate.onRequest, onResponse: rate.onResponse, onRetry: rate.onRetry }, budget?.budget);
-      const onSignal = (name: NodeJS.Signals) => {
-        if (controller.signal.aborted) {
-          // A second Ctrl-C: stop now (restoring the cursor the bar hid).
-          progress.stop();
-          process.exit(name === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted);
-        }
-        signalCode = name === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted;
-        progress.note(`${name === "SIGTERM" ? "Terminated" : "Interrupted"}: cancelling downloads in flight…`);
-        controller.abort();
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-      const run = (client: FdxClient, providerId: string, accounts: readonly string[]) =>
-        exportStatements({ client, providerId, accounts, from, to, outDir: options.out, rate, signal: controller.signal, progress, redact: (text) => output.redact(text) });
-      let result: ExportResult;
-      try {
-        if (byConnection) {
-          await exportConnections(ctx, state, options, { run, shard, signal: controller.signal, progress, onStore: (store) => noteBudget(budget, progress, store) });
-          return;
-        }
-        noteBudget(budget, progress);
-        result = await run(client, options.provider!, accounts);
-      } finally {
-        progress.stop();
-        await budget?.close();
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
-      }
-      const { summary, listErrorCause, fatal } = result;
-      // Refused credentials stop the run: that error is the whole answer (no summary that could pass for a result).
-      if (fatal !== undefined) throw fatal;
-      const shardText = shard ? `${shard.index}/${shard.count}` : null;
-      const rateBudget = budget ? { store: budget.where, limits: budget.limits } : null;
-      output.data({ ...summary, shard: shardText, rateBudget }, () => summaryText(summary, shardText));
-      if (summary.interrupted) {
-        output.info("Interrupted: nothing partial was written. Run the same command again to resume.");
-        state.exitCode = signalCode ?? ExitCode.Interrupted;
-      } else if (listErrorCause !== undefined) {
-        state.exitCode = exitCodeFor(listErrorCause, state.tokenUrl);
-      } else if (summary.failed.length > 0) {
-        state.exitCode = ExitCode.Failure;
-      }
+  const budget =
+    budgetFlags && (await openExportBudget(budgetFlags, { addSecrets: (...values) => output.addSecrets(...values), info: (text) => output.info(text) }));
+  const stderr = process.stderr;
+  const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
+  if (shard) progress.note(`Shard ${shard.index}/${shard.count}: ${accounts.length} of ${all.length} account(s).`);
+
+  // Ctrl-C: cancel the requests in flight (their temporary files are removed), then summarise.
+  const controller = new AbortController();
+  let signalCode: ExitCode | undefined;
+  const rate = new AimdController({
+    max: concurrency,
+    signal: controller.signal,
+    adaptive: budget === undefined,
+    onEvent: (event) =>
+      progress.note(
+        event.kind === "pause"
+          ? `Rate limited: every worker pauses ${formatDuration(event.pauseMs)}; concurrency ${event.previousLimit} -> ${event.limit}`
+          : event.kind === "pace"
+            ? `Pacing requests: at most ${event.requests} per ${event.windowMs} ms (learned from the answers before the 429)`
+            : `Concurrency back up to ${event.limit}`,
+      ),
+  });
+  // The client retries the 429s itself; its hooks tell the controller about them (onRetry), what the
+  // provider admitted (onResponse), and let it hold every attempt for the pause and the pace (onRequest).
+  const client = ctx.client({ onRequest: rate.onRequest, onResponse: rate.onResponse, onRetry: rate.onRetry }, budget?.budget);
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      // A second Ctrl-C: stop now (restoring the cursor the bar hid).
+      progress.stop();
+      process.exit(name === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted);
+    }
+    signalCode = name === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted;
+    progress.note(`${name === "SIGTERM" ? "Terminated" : "Interrupted"}: cancelling downloads in flight…`);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const run = (client: FdxClient, providerId: string, accounts: readonly string[]) =>
+    exportStatements({
+      client,
+      providerId,
+      accounts,
+      from,
+      to,
+      outDir: options.out,
+      rate,
+      signal: controller.signal,
+      progress,
+      redact: (text) => output.redact(text),
     });
+  let result: ExportResult;
+  try {
+    if (byConnection) {
+      await exportConnections(ctx, state, options, {
+        run,
+        shard,
+        signal: controller.signal,
+        progress,
+        onStore: (store) => noteBudget(budget, progress, store),
+      });
+      return;
+    }
+    noteBudget(budget, progress);
+    result = await run(client, options.provider!, accounts);
+  } finally {
+    progress.stop();
+    await budget?.close();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  const { summary, listErrorCause, fatal } = result;
+  // Refused credentials stop the run: that error is the whole answer (no summary that could pass for a result).
+  if (fatal !== undefined) throw fatal;
+  const shardText = shard ? `${shard.index}/${shard.count}` : null;
+  const rateBudget = budget ? { store: budget.where, limits: budget.limits } : null;
+  output.data({ ...summary, shard: shardText, rateBudget }, () => summaryText(summary, shardText));
+  if (summary.interrupted) {
+    output.info("Interrupted: nothing partial was written. Run the same command again to resume.");
+    state.exitCode = signalCode ?? ExitCode.Interrupted;
+  } else if (listErrorCause !== undefined) {
+    state.exitCode = exitCodeFor(listErrorCause, state.tokenUrl);
+  } else if (summary.failed.length > 0) {
+    state.exitCode = ExitCode.Failure;
+  }
 }
 
 /** Says which budget the run takes from; under `--connections` without `--rate-budget`, connects it to the store first. */
@@ -247,7 +275,11 @@ export function summaryText(s: ExportSummary, shard: string | null = null): stri
     ...(s.noStatements.length ? [`  no statements    ${s.noStatements.length} account(s)`] : []),
     `  failed           ${s.failed.length}`,
     ...(s.listFailed.length ? [`  list failed      ${s.listFailed.length} account(s)`] : []),
-    ...(r.rateLimited ? [`  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}${r.pace !== null ? `, paced at ${r.pace.requests} per ${r.pace.windowMs} ms` : ""}`] : []),
+    ...(r.rateLimited
+      ? [
+          `  rate limited     ${r.rateLimited} answer(s) 429, ${r.pauses} pause(s), concurrency down to ${r.minLimit}${r.pace !== null ? `, paced at ${r.pace.requests} per ${r.pace.windowMs} ms` : ""}`,
+        ]
+      : []),
     ...(s.removedPartFiles ? [`  .part removed    ${s.removedPartFiles}`] : []),
     `  time             ${formatDuration(s.elapsedMs)}`,
   ];
@@ -272,7 +304,14 @@ export function summaryText(s: ExportSummary, shard: string | null = null): stri
   }
   if (s.unavailable.length) {
     lines.push("", "Not available (skipped):");
-    lines.push(indent(table(["accountId", "statementDate", "status", "statementId"], s.unavailable.map((u) => [u.accountId, displayDate(u.statementDate), u.status, u.statementId]))));
+    lines.push(
+      indent(
+        table(
+          ["accountId", "statementDate", "status", "statementId"],
+          s.unavailable.map((u) => [u.accountId, displayDate(u.statementDate), u.status, u.statementId]),
+        ),
+      ),
+    );
   }
   if (s.failed.length) {
     lines.push("", "Failed:");
