@@ -1,9 +1,9 @@
 // Starting the embedded PGlite quickly. Two things make a plain
 // `PGlite.create()` slow: a new database runs initdb (seconds), and every
 // start-up sets up PostgreSQL's default 128 MB of shared buffers in
-// WebAssembly. Here a new database is unpacked from an empty one prepared
-// once per machine (PGlite's `loadDataDir`, from a `dumpDataDir` tarball kept
-// in the user's cache directory), and the buffers are sized for a store of
+// WebAssembly. Here a new database starts from an empty one prepared once per
+// machine (a `dumpDataDir` tarball kept in the user's cache directory,
+// unpacked by ./pglite-template.ts), and the buffers are sized for a store of
 // connections.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
+import { readTemplate, templateMemoryFS, unpackTemplate } from "./pglite-template.js";
 import type { Queryable } from "./sql.js";
 
 /** Options of {@link openPGlite}. */
@@ -23,7 +24,8 @@ export interface OpenPGliteOptions {
    */
   templateDir?: string | false;
   /**
-   * More PGlite options (not `dataDir` nor `loadDataDir`, which this function sets). Typed loosely on purpose:
+   * More PGlite options (not `dataDir` nor `loadDataDir`, which this function sets; an `fs` of your own
+   * turns the template off). Typed loosely on purpose:
    * PGlite's own option types need Emscripten's, which an app that never opens PGlite should not have to install.
    */
   pglite?: Record<string, unknown>;
@@ -45,7 +47,7 @@ const START_PARAMS = ["-c", "shared_buffers=16MB"];
  * use, which costs one initdb); an existing one is opened as it is.
  */
 export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = {}): Promise<OpenedPGlite> {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGlite, MemoryFS } = await import("@electric-sql/pglite");
   const given = options.pglite as Omit<PGliteOptions, "dataDir" | "loadDataDir"> | undefined;
   const base: PGliteOptions = {
     ...given,
@@ -53,14 +55,17 @@ export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = 
   };
   const withDir = (extra: PGliteOptions): PGliteOptions => (dataDir === undefined ? { ...base, ...extra } : { ...base, ...extra, dataDir });
   const isNew = dataDir === undefined || !existsSync(path.join(dataDir, "PG_VERSION"));
-  const cache = options.templateDir === false ? undefined : templateFile(options.templateDir);
+  const cache = options.templateDir === false || given?.fs !== undefined ? undefined : templateFile(options.templateDir);
   if (!isNew || cache === undefined) return PGlite.create(withDir({}));
 
   const file = await cache;
   const template = await readFile(file).catch(() => undefined);
   if (template) {
     try {
-      return await PGlite.create(withDir({ loadDataDir: new Blob([template]) }));
+      const entries = readTemplate(template);
+      if (dataDir === undefined) return await PGlite.create({ ...base, fs: templateMemoryFS(MemoryFS, PGlite.paths.PGDATA, entries) });
+      unpackTemplate(entries, dataDir);
+      return await PGlite.create(withDir({}));
     } catch {
       // A template from another PGlite (an upgrade in place) or a damaged file: made again below.
       await unlink(file).catch(() => undefined);

@@ -4,9 +4,11 @@
 // 0700. The walk runs after the database opens and again after it closes, so
 // files PGlite adds while a command runs (WAL segments, relation files) are
 // covered too; meanwhile the data directory itself is 0700 and nobody else
-// can reach into it.
-import type { Stats } from "node:fs";
-import { chmod, lstat, mkdir, readdir } from "node:fs/promises";
+// can reach into it. The walk uses Node's synchronous calls: a data directory
+// holds about a thousand entries, and a promise and a thread-pool round trip
+// for each made the walks a noticeable part of every command.
+import { chmodSync, lstatSync, readdirSync, type Stats } from "node:fs";
+import { chmod, lstat, mkdir } from "node:fs/promises";
 import path from "node:path";
 
 export const FILE_MODE = 0o600;
@@ -25,10 +27,10 @@ export interface TreeModes {
  */
 export async function privateTree(root: string): Promise<TreeModes> {
   const result: TreeModes = { entries: 0, fixed: 0 };
-  const visit = async (target: string): Promise<void> => {
+  const visit = (target: string): void => {
     let info: Stats;
     try {
-      info = await lstat(target);
+      info = lstatSync(target);
     } catch (error) {
       // Gone meanwhile (PGlite removes files it no longer needs): nothing to protect.
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
@@ -38,15 +40,21 @@ export async function privateTree(root: string): Promise<TreeModes> {
     result.entries++;
     const wanted = info.isDirectory() ? DIR_MODE : FILE_MODE;
     if ((info.mode & 0o7777) !== wanted) {
-      await chmod(target, wanted);
+      chmodSync(target, wanted);
       result.fixed++;
     }
     if (info.isDirectory()) {
-      const names = await readdir(target).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? [] : Promise.reject(error)));
-      for (const name of names) await visit(path.join(target, name));
+      let names: string[];
+      try {
+        names = readdirSync(target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+        throw error;
+      }
+      for (const name of names) visit(path.join(target, name));
     }
   };
-  await visit(root);
+  visit(root);
   return result;
 }
 
