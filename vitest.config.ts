@@ -8,7 +8,9 @@ export default defineConfig({
       "packages/client/vitest.fetch.config.ts",
       "bench/vitest.config.ts",
       // Real Chromium; scripts/check.mjs sets FDXKIT_SKIP_BROWSER where none is installed.
-      ...(process.env.FDXKIT_SKIP_BROWSER ? [] : ["packages/client/vitest.browser.config.ts", "examples/browser/vitest.config.ts", "examples/connect-bank/vitest.config.ts"]),
+      ...(process.env.FDXKIT_SKIP_BROWSER
+        ? []
+        : ["packages/client/vitest.browser.config.ts", "examples/browser/vitest.config.ts", "examples/connect-bank/vitest.config.ts"]),
     ],
     // `vitest run --coverage` (scripts/check.mjs does): V8 coverage of the two
     // published libraries, over every project that runs (the browser projects

@@ -74,7 +74,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const PIECES = Array.from({ length: TOKEN.length - 7 }, (_, i) => TOKEN.slice(i, i + 8));
 function leaked(value) {
   if (value === undefined) return false;
-  const views = value instanceof Error ? [value.message, value.stack ?? "", String(value), JSON.stringify(value), inspect(value, { depth: 10 })] : [inspect(value, { depth: 10 })];
+  const views =
+    value instanceof Error
+      ? [value.message, value.stack ?? "", String(value), JSON.stringify(value), inspect(value, { depth: 10 })]
+      : [inspect(value, { depth: 10 })];
   return views.some((view) => PIECES.some((piece) => view.includes(piece)));
 }
 
@@ -175,7 +178,9 @@ const attacks = {
   async "a same-origin page link carrying the token, then 404"({ client }) {
     const s = await serve((req, res) => {
       if (req.url === "/statements/v2/P/A") {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [{ statementId: "s1" }], links: { next: { href: `/statements/v2/P/A?access_token=${TOKEN}` } } }));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ statements: [{ statementId: "s1" }], links: { next: { href: `/statements/v2/P/A?access_token=${TOKEN}` } } }));
       } else res.writeHead(404, { "content-type": "text/plain" }).end(`no page ${req.url}`);
     });
     const r = await outcomeOf(drain(toStream(client({ baseUrl: s.url }).statements.list({ providerId: "P", accountId: "A" }).pages())));
@@ -185,7 +190,9 @@ const attacks = {
   async "endless empty pages, each with a fresh next link"({ client }) {
     const s = await serve((req, res) => {
       const n = Number(new URL(req.url, "http://x").searchParams.get("n") ?? 0);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: n === 0 ? [{ statementId: "s1" }] : [], links: { next: { href: `/statements/v2/P/A?n=${n + 1}` } } }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ statements: n === 0 ? [{ statementId: "s1" }] : [], links: { next: { href: `/statements/v2/P/A?n=${n + 1}` } } }));
     });
     const r = await outcomeOf(drain(toStream(client({ baseUrl: s.url }).statements.list({ providerId: "P", accountId: "A" }).pages())));
     await s.close();
@@ -194,7 +201,9 @@ const attacks = {
   async "endless pages repeating one statement, each with a fresh next link"({ client }) {
     const s = await serve((req, res) => {
       const n = Number(new URL(req.url, "http://x").searchParams.get("n") ?? 0);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [{ statementId: "same" }], links: { next: { href: `/statements/v2/P/A?n=${n + 1}` } } }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ statements: [{ statementId: "same" }], links: { next: { href: `/statements/v2/P/A?n=${n + 1}` } } }));
     });
     const r = await outcomeOf(drain(toStream(client({ baseUrl: s.url }).statements.list({ providerId: "P", accountId: "A" }).pages())));
     await s.close();
@@ -203,7 +212,9 @@ const attacks = {
   async "pages linking back to an earlier page (a loop)"({ client }) {
     const s = await serve((req, res) => {
       const next = req.url === "/statements/v2/P/A" ? "/statements/v2/P/A?p=2" : "/statements/v2/P/A";
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [{ statementId: req.url }], links: { next: { href: next } } }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ statements: [{ statementId: req.url }], links: { next: { href: next } } }));
     });
     const r = await outcomeOf(drain(toStream(client({ baseUrl: s.url }).statements.list({ providerId: "P", accountId: "A" }).pages())));
     await s.close();
@@ -211,7 +222,9 @@ const attacks = {
   },
   async "a page link to another origin, token in it"({ client }) {
     const s = await serve((_req, res) =>
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [], links: { next: { href: `https://evil.test/steal?t=${TOKEN}` } } })),
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ statements: [], links: { next: { href: `https://evil.test/steal?t=${TOKEN}` } } })),
     );
     const r = await outcomeOf(drain(toStream(client({ baseUrl: s.url }).statements.list({ providerId: "P", accountId: "A" }).pages())));
     await s.close();
@@ -221,7 +234,11 @@ const attacks = {
     const bomb = await gzipBomb(2048);
     await ready();
     const s = await serve((_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(bomb));
-    const r = await outcomeOf(client({ baseUrl: s.url }).statements.download("/s.pdf").then((d) => drain(d.body)));
+    const r = await outcomeOf(
+      client({ baseUrl: s.url })
+        .statements.download("/s.pdf")
+        .then((d) => drain(d.body)),
+    );
     await s.close();
     return { outcome: `${r.name} (maxDownloadBytes, default 1 GiB)`, error: r.error };
   },
@@ -229,7 +246,11 @@ const attacks = {
     const bomb = await brotliBomb(256);
     await ready();
     const s = await serve((_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "br" }).end(bomb));
-    const r = await outcomeOf(client({ baseUrl: s.url }).statements.download("/s.pdf", { maxDownloadBytes: 32 * MiB }).then((d) => d.arrayBuffer()));
+    const r = await outcomeOf(
+      client({ baseUrl: s.url })
+        .statements.download("/s.pdf", { maxDownloadBytes: 32 * MiB })
+        .then((d) => d.arrayBuffer()),
+    );
     await s.close();
     return { outcome: `${r.name} (maxDownloadBytes)`, error: r.error };
   },
@@ -238,7 +259,11 @@ const attacks = {
     await ready();
     const s = await serve((_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(bomb));
     const dir = mkdtempSync(path.join(os.tmpdir(), "fdxkit-attack-"));
-    const r = await outcomeOf(client({ baseUrl: s.url }).statements.download("/s.pdf", { maxDownloadBytes: 64 * MiB }).then((d) => node.saveStatement(d, path.join(dir, "s.pdf"))));
+    const r = await outcomeOf(
+      client({ baseUrl: s.url })
+        .statements.download("/s.pdf", { maxDownloadBytes: 64 * MiB })
+        .then((d) => node.saveStatement(d, path.join(dir, "s.pdf"))),
+    );
     const left = readdirSync(dir).length;
     rmSync(dir, { recursive: true, force: true });
     await s.close();
@@ -247,7 +272,11 @@ const attacks = {
   async "download: body stalls after 1 KiB (timeoutMs 500)"({ client }) {
     const s = await serve((_req, res) => (res.writeHead(200, { "content-type": "application/pdf" }), res.write(Buffer.alloc(1024, 0x25))));
     const started = performance.now();
-    const r = await outcomeOf(client({ baseUrl: s.url, timeoutMs: 500 }).statements.download("/s.pdf").then((d) => drain(d.body)));
+    const r = await outcomeOf(
+      client({ baseUrl: s.url, timeoutMs: 500 })
+        .statements.download("/s.pdf")
+        .then((d) => drain(d.body)),
+    );
     const endedMs = Math.round(performance.now() - started);
     await s.close();
     return { outcome: r.name, error: r.error, extra: `ended ${endedMs} ms after the call` };
@@ -260,7 +289,11 @@ const attacks = {
         await sleep(100);
       }
     });
-    const r = await outcomeOf(client({ baseUrl: s.url, timeoutMs: 500 }).statements.download("/s.pdf", { signal: AbortSignal.timeout(1000) }).then((d) => drain(d.body)));
+    const r = await outcomeOf(
+      client({ baseUrl: s.url, timeoutMs: 500 })
+        .statements.download("/s.pdf", { signal: AbortSignal.timeout(1000) })
+        .then((d) => drain(d.body)),
+    );
     await s.close();
     return { outcome: `${r.name} (a moving body streams; the signal ends it)`, error: r.error };
   },
@@ -303,16 +336,25 @@ const attacks = {
   },
   async "download redirected to another origin"({ client }) {
     let sawToken = false;
-    const other = await serve((req, res) => ((sawToken ||= req.headers.authorization !== undefined), res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.7")));
+    const other = await serve(
+      (req, res) => ((sawToken ||= req.headers.authorization !== undefined), res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.7")),
+    );
     const s = await serve((_req, res) => res.writeHead(302, { location: `${other.url.replace("127.0.0.1", "localhost")}/cdn/s.pdf` }).end());
-    const r = await outcomeOf(client({ baseUrl: s.url }).statements.download("/s.pdf").then((d) => d.arrayBuffer()));
+    const r = await outcomeOf(
+      client({ baseUrl: s.url })
+        .statements.download("/s.pdf")
+        .then((d) => d.arrayBuffer()),
+    );
     await Promise.all([s.close(), other.close()]);
     return { outcome: `${r.name}, token ${sawToken ? "SENT" : "not sent"} to the other origin`, error: r.error };
   },
   async "webhook body: 100 000 bad customFields (1.7 MiB)"({ webhooks }) {
     // Bad: a number where a string is due, in every field; the valid body of the same size has strings there.
     const good = notificationBody(Array.from({ length: 100_000 }, () => ({ name: "x" })));
-    const bad = notificationBody(Array.from({ length: 100_000 }, () => ({ name: 1 })), good.length);
+    const bad = notificationBody(
+      Array.from({ length: 100_000 }, () => ({ name: 1 })),
+      good.length,
+    );
     const time = (body) => {
       let error;
       const started = performance.now();
@@ -337,7 +379,7 @@ const attacks = {
   },
   async "webhook bodies: 3 000 fuzzed (mutated, truncated, nested, prototype keys)"({ webhooks }) {
     let seed = 26;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const base = notificationBody([{ name: "a", value: "b" }]);
     let other = 0;
     for (let i = 0; i < 3000; i++) {
@@ -383,7 +425,11 @@ const attacks = {
     await new Promise((resolve) => server.close(resolve));
     const counts = {};
     for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
-    return { outcome: `${Object.entries(counts).map(([status, n]) => `${n} × ${status}`).join(", ")}, connections closed` };
+    return {
+      outcome: `${Object.entries(counts)
+        .map(([status, n]) => `${n} × ${status}`)
+        .join(", ")}, connections closed`,
+    };
   },
   // --- Issue 36: forwarded certificates behind a proxy that appends, and a refresh token echoed in base64.
   ...Object.fromEntries(
@@ -396,14 +442,19 @@ const attacks = {
       async ({ webhooks, node }) => {
         const { pinned, other } = fakeCertificates();
         const proxy = `By=spiffe://cluster.local/ns/hooks/sa/receiver;Hash=${other.hex};Subject="";URI=spiffe://cluster.local/ns/fdx/sa/sender`;
-        const result = await verifyThroughListener(webhooks, node, "x-forwarded-client-cert", lines(`Hash=${pinned.hex}`, proxy), { fingerprints: [pinned.hex] });
+        const result = await verifyThroughListener(webhooks, node, "x-forwarded-client-cert", lines(`Hash=${pinned.hex}`, proxy), {
+          fingerprints: [pinned.hex],
+        });
         return { outcome: verdict(result) };
       },
     ]),
   ),
   async "forwarded certificate (pem): junk, then the pinned PEM"({ webhooks, node }) {
     const { pinned } = fakeCertificates();
-    const result = await verifyThroughListener(webhooks, node, "x-client-cert", [`junk${encodeURIComponent(pinned.pem)}`], { fingerprints: [pinned.hex], format: "pem" });
+    const result = await verifyThroughListener(webhooks, node, "x-client-cert", [`junk${encodeURIComponent(pinned.pem)}`], {
+      fingerprints: [pinned.hex],
+      format: "pem",
+    });
     return { outcome: verdict(result) };
   },
   async "refresh token echoed base64-encoded in an OAuth error body"() {
@@ -419,7 +470,13 @@ const attacks = {
       const description = `unknown refresh token ${b64(TOKEN)} (${b64url(TOKEN)}); request was ${b64(quoted)}`;
       res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: description }));
     });
-    const client = auth.createAuthClient({ issuer: s.url, clientId: "c", clientSecret: "client-secret-1", redirectUri: "http://127.0.0.1:9/cb", endpoints: { authorization: `${s.url}/auth`, token: `${s.url}/token` } });
+    const client = auth.createAuthClient({
+      issuer: s.url,
+      clientId: "c",
+      clientSecret: "client-secret-1",
+      redirectUri: "http://127.0.0.1:9/cb",
+      endpoints: { authorization: `${s.url}/auth`, token: `${s.url}/token` },
+    });
     const r = await outcomeOf(client.refresh(TOKEN));
     await s.close();
     const start = quoted.indexOf(TOKEN);
@@ -459,7 +516,11 @@ const attacks = {
       const open = entries.filter((e) => (e.mode & 0o077) !== 0);
       const warned = run.stderr.includes(`${store} is open to other users (mode 0755)`);
       // The count of entries varies with PGlite's version: it is a note, the outcome is what others can read.
-      return { outcome: `${open.length} entries inside open to others, ${warned ? "warned" : "NOT warned"}`, error: run.stderr, extra: `${entries.length} entries checked` };
+      return {
+        outcome: `${open.length} entries inside open to others, ${warned ? "warned" : "NOT warned"}`,
+        error: run.stderr,
+        extra: `${entries.length} entries checked`,
+      };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -473,7 +534,24 @@ const attacks = {
       mkdirSync(store, { mode: 0o700 });
       const db = await openPGlite(path.join(store, "connections"), { templateDir: path.join(dir, "cache") });
       const now = Date.now();
-      const row = { id: "u1", status: "active", idToken: `id-${TOKEN}`, refreshToken: TOKEN, expiresAt: now + 3_600_000, accessToken: "", accessTokenExpiresAt: 0, accounts: ["A1"], subject: "s", connector: "bank", consentId: "c1", issuer: "http://127.0.0.1:9", clientId: "attack", createdAt: now, updatedAt: now, version: 1 };
+      const row = {
+        id: "u1",
+        status: "active",
+        idToken: `id-${TOKEN}`,
+        refreshToken: TOKEN,
+        expiresAt: now + 3_600_000,
+        accessToken: "",
+        accessTokenExpiresAt: 0,
+        accounts: ["A1"],
+        subject: "s",
+        connector: "bank",
+        consentId: "c1",
+        issuer: "http://127.0.0.1:9",
+        clientId: "attack",
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      };
       await postgresConnectionStore(db).compareAndSet("u1", 0, row);
       await db.close();
       await ready();
@@ -485,7 +563,11 @@ const attacks = {
       await db2.close();
       const plainRows = rows.filter((r) => !r.refreshToken.startsWith("fdxenc.")).length;
       const keyInStore = walk(dir).some((e) => e.path.startsWith(store) && e.path.endsWith("/key"));
-      return { outcome: `${sealedNow ? "sealed on the first run" : "NOT sealed"}, ${plainRows} plain row(s) left, key ${keyInStore ? "IN the data directory" : "kept outside the data directory"}`, error: run.stdout + run.stderr, extra: "old row versions may stay in PostgreSQL's files until their space is reused" };
+      return {
+        outcome: `${sealedNow ? "sealed on the first run" : "NOT sealed"}, ${plainRows} plain row(s) left, key ${keyInStore ? "IN the data directory" : "kept outside the data directory"}`,
+        error: run.stdout + run.stderr,
+        extra: "old row versions may stay in PostgreSQL's files until their space is reused",
+      };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -520,8 +602,22 @@ async function editedRow(edit) {
   };
   const store = auth.encryptConnectionStore(inner, { keys: { k1: Buffer.alloc(32, 5).toString("base64") }, current: "k1" });
   const row = (id, version, refreshToken) => ({
-    id, status: "active", idToken: TOKEN, refreshToken, expiresAt: 1.9e12, accessToken: TOKEN, accessTokenExpiresAt: 1.9e12, accounts: [`acct-${id}`],
-    subject: `sub-${id}`, connector: "bank", consentId: `consent-${id}`, issuer: "/sandbox", clientId: "client", createdAt: 1, updatedAt: 1, version,
+    id,
+    status: "active",
+    idToken: TOKEN,
+    refreshToken,
+    expiresAt: 1.9e12,
+    accessToken: TOKEN,
+    accessTokenExpiresAt: 1.9e12,
+    accounts: [`acct-${id}`],
+    subject: `sub-${id}`,
+    connector: "bank",
+    consentId: `consent-${id}`,
+    issuer: "/sandbox",
+    clientId: "client",
+    createdAt: 1,
+    updatedAt: 1,
+    version,
   });
   await store.compareAndSet("a", 0, row("a", 1, `${TOKEN}-spent`));
   const spent = rows.get("a");
@@ -535,7 +631,14 @@ async function editedRow(edit) {
 function runCliForAttack(args, dir) {
   const cli = path.join(root, "packages/cli/dist/cli.js");
   if (!existsSync(cli)) throw new Error("packages/cli/dist is missing: build the CLI first");
-  const env = { ...process.env, FDXKIT_ISSUER: "http://127.0.0.1:9", FDXKIT_CLIENT_ID: "attack", FDXKIT_CLIENT_SECRET: "attack-secret", XDG_CONFIG_HOME: path.join(dir, "config"), XDG_CACHE_HOME: path.join(dir, "cache") };
+  const env = {
+    ...process.env,
+    FDXKIT_ISSUER: "http://127.0.0.1:9",
+    FDXKIT_CLIENT_ID: "attack",
+    FDXKIT_CLIENT_SECRET: "attack-secret",
+    XDG_CONFIG_HOME: path.join(dir, "config"),
+    XDG_CACHE_HOME: path.join(dir, "cache"),
+  };
   delete env.FDXKIT_ENCRYPTION_KEY;
   delete env.FDXKIT_STORE;
   return new Promise((resolve, reject) => {
@@ -572,7 +675,10 @@ function notificationBody(fields, size) {
 function fakeCertificates() {
   const make = () => {
     const der = randomBytes(400);
-    const lines = der.toString("base64").match(/.{1,64}/g).join("\n");
+    const lines = der
+      .toString("base64")
+      .match(/.{1,64}/g)
+      .join("\n");
     return { pem: `-----BEGIN CERTIFICATE-----\n${lines}\n-----END CERTIFICATE-----\n`, hex: createHash("sha256").update(der).digest("hex") };
   };
   return { pinned: make(), other: make() };
@@ -638,7 +744,9 @@ async function runOne(name) {
   const ms = performance.now() - started;
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage.rss());
-  process.stdout.write(JSON.stringify({ name, outcome: result.outcome, ms, rssRise: Math.max(0, peak - baseline), leaked: leaked(result.error), extra: result.extra }));
+  process.stdout.write(
+    JSON.stringify({ name, outcome: result.outcome, ms, rssRise: Math.max(0, peak - baseline), leaked: leaked(result.error), extra: result.extra }),
+  );
 }
 
 function runChild(name) {
@@ -666,13 +774,11 @@ const cell = (text) => String(text).replaceAll("|", "\\|");
 
 function table(results) {
   const rows = results.map((r) =>
-    [cell(r.name), cell(r.outcome), `${Math.round(r.ms)} ms`, `${(r.rssRise / MiB).toFixed(1)} MiB`, r.leaked ? "**yes**" : "no", cell(r.extra ?? "")].join(" | "),
+    [cell(r.name), cell(r.outcome), `${Math.round(r.ms)} ms`, `${(r.rssRise / MiB).toFixed(1)} MiB`, r.leaked ? "**yes**" : "no", cell(r.extra ?? "")].join(
+      " | ",
+    ),
   );
-  return [
-    "| attack | outcome | time | peak RSS rise | token leaked | note |",
-    "|---|---|---:|---:|---|---|",
-    ...rows.map((row) => `| ${row} |`),
-  ].join("\n");
+  return ["| attack | outcome | time | peak RSS rise | token leaked | note |", "|---|---|---:|---:|---|---|", ...rows.map((row) => `| ${row} |`)].join("\n");
 }
 
 /** attack → outcome (and leak), from a table this script wrote. */
@@ -699,7 +805,9 @@ async function main() {
   for (const name of Object.keys(attacks)) {
     const result = await runChild(name);
     results.push(result);
-    console.error(`${result.leaked || /CRASHED/.test(result.outcome) ? "✘" : "✔"} ${name}: ${result.outcome} (${Math.round(result.ms)} ms, +${(result.rssRise / MiB).toFixed(1)} MiB)`);
+    console.error(
+      `${result.leaked || /CRASHED/.test(result.outcome) ? "✘" : "✔"} ${name}: ${result.outcome} (${Math.round(result.ms)} ms, +${(result.rssRise / MiB).toFixed(1)} MiB)`,
+    );
   }
   const markdown = table(results);
   console.log(markdown);
@@ -710,7 +818,8 @@ async function main() {
     const now = outcomes(markdown);
     const differ = [...new Set([...committed.keys(), ...now.keys()])].filter((name) => committed.get(name) !== now.get(name));
     for (const name of differ) console.error(`✘ ${name}: committed "${committed.get(name) ?? "(none)"}", now "${now.get(name) ?? "(none)"}"`);
-    if (differ.length) console.error("Outcomes differ from docs/security-attacks.md: fix the regression, or run `node scripts/attacks.mjs` and commit the table.");
+    if (differ.length)
+      console.error("Outcomes differ from docs/security-attacks.md: fix the regression, or run `node scripts/attacks.mjs` and commit the table.");
     process.exit(differ.length ? 1 : 0);
   }
 

@@ -102,9 +102,7 @@ export function buildChanged(names, { quiet = false } = {}) {
     }
     console.error(`build: @fdxkit/${name} (${reason})`);
     // pnpm runs this script and says where it lives; `pnpm` may not be on PATH (npx -y pnpm@10 …).
-    const pnpm = process.env.npm_execpath && /pnpm/.test(path.basename(process.env.npm_execpath))
-      ? [process.execPath, process.env.npm_execpath]
-      : ["pnpm"];
+    const pnpm = process.env.npm_execpath && /pnpm/.test(path.basename(process.env.npm_execpath)) ? [process.execPath, process.env.npm_execpath] : ["pnpm"];
     const result = spawnSync(pnpm[0], [...pnpm.slice(1), "--silent", "--filter", `@fdxkit/${name}`, "run", "build", "--silent"], {
       cwd: root,
       // tsup's log would otherwise go to stdout, which belongs to the command this build is for.
@@ -113,7 +111,8 @@ export function buildChanged(names, { quiet = false } = {}) {
     });
     if (result.status !== 0) {
       // Run outside pnpm (node scripts/build-changed.mjs) without pnpm on PATH, the spawn itself fails: say so.
-      const why = result.error?.code === "ENOENT" ? ": pnpm is not on PATH (run it through `npx -y pnpm@10 …`)" : result.error ? `: ${result.error.message}` : "";
+      const why =
+        result.error?.code === "ENOENT" ? ": pnpm is not on PATH (run it through `npx -y pnpm@10 …`)" : result.error ? `: ${result.error.message}` : "";
       console.error(`build: @fdxkit/${name} failed${why}`);
       return false;
     }

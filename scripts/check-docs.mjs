@@ -202,7 +202,8 @@ for (const file of readmes) {
         figuresChecked++;
         const cell = measured.get(m[1]);
         if (cell === undefined) problems.push(`${file}:${i + 1}: figure names "${m[1]}", which is no target row of BENCHMARKS.md`);
-        else if (m[2].trim() === "" || !cell.includes(m[2].trim())) problems.push(`${file}:${i + 1}: stale figure "${m[2]}" for "${m[1]}": BENCHMARKS.md measured ${cell}`);
+        else if (m[2].trim() === "" || !cell.includes(m[2].trim()))
+          problems.push(`${file}:${i + 1}: stale figure "${m[2]}" for "${m[1]}": BENCHMARKS.md measured ${cell}`);
       }
     });
 }
@@ -290,7 +291,9 @@ if (snippets.length) {
     }
   }
 }
-console.log(`typechecked ${snippets.length} TypeScript snippets (${skippedSnippets.length} marked skip), linted ${shell.length} shell blocks (${readmes.length} files)`);
+console.log(
+  `typechecked ${snippets.length} TypeScript snippets (${skippedSnippets.length} marked skip), linted ${shell.length} shell blocks (${readmes.length} files)`,
+);
 
 // --- Marked shell blocks: run. ---
 async function freePort() {
@@ -337,7 +340,11 @@ function startBackground(code, until) {
 
 /** Commands (trimmed, comments dropped) that already ran in a block that exited 0, by where they ran ("root", "tmp"). */
 const alreadyRan = new Set();
-const commandOf = (part) => part.replace(/(^|\s)#.*$/, "").trim().replace(/\s+/g, " ");
+const commandOf = (part) =>
+  part
+    .replace(/(^|\s)#.*$/, "")
+    .trim()
+    .replace(/\s+/g, " ");
 function withoutRepeats(code, place) {
   return code
     .split("\n")
@@ -355,9 +362,24 @@ function remember(code, place) {
 
 /** Whether `actual` (a command's stdout) matches a sample: `…` is any text within a line, a line of `…` any lines. */
 function matchesSample(sample, actual) {
-  const want = sample.replace(/\s+$/, "").split("\n").map((l) => l.trimEnd());
-  const got = actual.replace(/\s+$/, "").split("\n").map((l) => l.trimEnd());
-  const lineRe = want.map((l) => (l.trim() === "…" ? null : new RegExp(`^${l.split("…").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`)));
+  const want = sample
+    .replace(/\s+$/, "")
+    .split("\n")
+    .map((l) => l.trimEnd());
+  const got = actual
+    .replace(/\s+$/, "")
+    .split("\n")
+    .map((l) => l.trimEnd());
+  const lineRe = want.map((l) =>
+    l.trim() === "…"
+      ? null
+      : new RegExp(
+          `^${l
+            .split("…")
+            .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+            .join(".*")}$`,
+        ),
+  );
   const match = (w, g) => {
     if (w === want.length) return g === got.length;
     if (lineRe[w] === null) {
@@ -391,7 +413,7 @@ let compared = 0;
 if (runCommands) {
   const tmpBase = path.join(root, "node_modules/.cache/check-docs-run");
   for (const file of readmes) {
-    const marked = all.filter((b) => b.file === file && (/^(run|background)/.test(b.marker) && shell.includes(b) || b.marker === "output"));
+    const marked = all.filter((b) => b.file === file && ((/^(run|background)/.test(b.marker) && shell.includes(b)) || b.marker === "output"));
     if (!marked.length) continue;
     let lastStdout = null; // of the nearest run block above
     let lastRun = null;
@@ -447,9 +469,10 @@ if (runCommands) {
           remember(code, place);
           lastStdout = result.stdout;
           lastRun = b;
-        }
-        else {
-          problems.push(`${where(b)}: exited ${result.status ?? result.signal} (${seconds} s)\n${b.code}\n--- output:\n${(result.stdout + result.stderr).trimEnd()}`);
+        } else {
+          problems.push(
+            `${where(b)}: exited ${result.status ?? result.signal} (${seconds} s)\n${b.code}\n--- output:\n${(result.stdout + result.stderr).trimEnd()}`,
+          );
         }
       }
     } finally {

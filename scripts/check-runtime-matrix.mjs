@@ -42,7 +42,6 @@ const MINIBROWSER = process.env.MINIBROWSER_PATH ?? "/usr/lib/x86_64-linux-gnu/w
 export const RUNTIMES = ["node", "bun", "deno", "workerd", "edge-runtime", "chromium", "firefox", "webkit"];
 const RUN_TIMEOUT_MS = 60_000;
 
-
 // --- arguments ---------------------------------------------------------------
 const args = process.argv.slice(2);
 let outDir = path.join(root, ".vitest-results", "matrix");
@@ -69,7 +68,13 @@ const hasApt = spawnSync("which", ["apt-get"]).status === 0;
 // --- setup -------------------------------------------------------------------
 /** The built dist of both packages (the check builds before; a lone run builds here). */
 function ensureBuilt() {
-  const needed = ["packages/client/dist/index.js", "packages/client/dist/webhooks.js", "packages/client/dist/node.js", "packages/client/dist/auth.js", "packages/mock/dist/server.js"];
+  const needed = [
+    "packages/client/dist/index.js",
+    "packages/client/dist/webhooks.js",
+    "packages/client/dist/node.js",
+    "packages/client/dist/auth.js",
+    "packages/mock/dist/server.js",
+  ];
   if (needed.every((f) => existsSync(path.join(root, f)))) return;
   const pnpm = process.env.PNPM ?? "pnpm";
   console.log("building @fdxkit/client and @fdxkit/mock");
@@ -121,15 +126,26 @@ async function bundle(entry, outfile, options) {
 
 /** Debian packages a runtime needs: installed when missing and root; otherwise the reason it cannot run. */
 function ensureApt(runtime) {
-  const present = { firefox: () => existsSync(FIREFOX_PATH), webkit: () => existsSync(WEBKIT_DRIVER) && existsSync(MINIBROWSER) && spawnSync("which", ["xvfb-run"]).status === 0, chromium: () => existsSync(CHROMIUM_PATH) }[runtime];
+  const present = {
+    firefox: () => existsSync(FIREFOX_PATH),
+    webkit: () => existsSync(WEBKIT_DRIVER) && existsSync(MINIBROWSER) && spawnSync("which", ["xvfb-run"]).status === 0,
+    chromium: () => existsSync(CHROMIUM_PATH),
+  }[runtime];
   if (!present || present()) return { seconds: 0 };
   if (!isRoot || !hasApt) return { missing: `needs the Debian packages ${APT[runtime].join(" ")} (install them, or run as root)` };
   const started = Date.now();
   console.log(`installing ${APT[runtime].join(" ")} (apt)`);
-  const r = spawnSync("sh", ["-c", `(apt-get install -y -qq --no-install-recommends ${APT[runtime].join(" ")} || (apt-get update -qq && apt-get install -y -qq --no-install-recommends ${APT[runtime].join(" ")})) > /dev/null`], {
-    stdio: "inherit",
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  });
+  const r = spawnSync(
+    "sh",
+    [
+      "-c",
+      `(apt-get install -y -qq --no-install-recommends ${APT[runtime].join(" ")} || (apt-get update -qq && apt-get install -y -qq --no-install-recommends ${APT[runtime].join(" ")})) > /dev/null`,
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    },
+  );
   if (r.status !== 0 || !present()) return { missing: `apt-get install ${APT[runtime].join(" ")} failed` };
   return { seconds: seconds(started) };
 }
@@ -270,7 +286,10 @@ async function runWebkit(config) {
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const ready = await fetch(`${base}/status`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${base}/status`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
       if (Date.now() > deadline || driver.exitCode !== null) throw new Error(`WebKitWebDriver did not start: ${driverErr.trim().slice(-300)}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -311,13 +330,13 @@ function freePort() {
   });
 }
 
-
 const hostArgs = (config) => [path.join(appDir, "host.mjs"), JSON.stringify(config)];
 const RUNNERS = {
   node: (config) => runHost(process.execPath, hostArgs(config)),
   bun: (config) => runHost(toolBin("bun"), ["run", ...hostArgs(config)]),
   // The SDK needs the network to 127.0.0.1 only; the Node-entry steps read and write files in the work dir.
-  deno: (config) => runHost(toolBin("deno"), ["run", "--quiet", "--allow-net=127.0.0.1", `--allow-read=${appDir},${workDir}`, `--allow-write=${workDir}`, ...hostArgs(config)]),
+  deno: (config) =>
+    runHost(toolBin("deno"), ["run", "--quiet", "--allow-net=127.0.0.1", `--allow-read=${appDir},${workDir}`, `--allow-write=${workDir}`, ...hostArgs(config)]),
   workerd: runWorkerd,
   "edge-runtime": runEdgeRuntime,
   chromium: runChromium,
@@ -379,7 +398,13 @@ for (const runtime of chosen) {
     workDir,
     // The sandbox IdP's client, and the user who signs in at its form (auth.mjs), for server runtimes only.
     ...(SERVER_RUNTIMES.includes(runtime) && {
-      auth: { idpUrl: mock.idpUrl, clientId: mock.clientId, clientSecret: mock.clientSecret, username: mock.seed.users[0].username, password: mock.seed.users[0].password },
+      auth: {
+        idpUrl: mock.idpUrl,
+        clientId: mock.clientId,
+        clientSecret: mock.clientSecret,
+        username: mock.seed.users[0].username,
+        password: mock.seed.users[0].password,
+      },
     }),
   };
   const started = Date.now();
@@ -404,7 +429,9 @@ for (const runtime of chosen) {
 const summary = { tools: TOOLS, toolsInstallSeconds: toolsInstall.seconds, appSeconds, results };
 writeFileSync(path.join(outDir, "matrix.json"), JSON.stringify(summary, null, 2));
 
-console.log(`\nRuntime matrix (npm tools ${toolsInstall.cached ? "cached" : `installed in ${toolsInstall.seconds} s`}; packages packed and installed in ${appSeconds} s):`);
+console.log(
+  `\nRuntime matrix (npm tools ${toolsInstall.cached ? "cached" : `installed in ${toolsInstall.seconds} s`}; packages packed and installed in ${appSeconds} s):`,
+);
 for (const r of results) {
   const mark = r.skipped ? "–" : r.ok ? "✔" : "✘";
   const count = `${r.steps.filter((s) => s.ok).length}/${r.steps.length} steps`;

@@ -48,14 +48,7 @@ for (const major of majors) {
     console.log(`\n▷ Node ${version}${cached ? " (cached)" : ""}: vitest run ${projects.map((p) => `--project ${p}`).join(" ")}`);
     const run = spawnSync(
       bin,
-      [
-        vitestBin,
-        "run",
-        ...projects.flatMap((p) => ["--project", p]),
-        "--reporter=dot",
-        "--reporter=json",
-        `--outputFile.json=${report}`,
-      ],
+      [vitestBin, "run", ...projects.flatMap((p) => ["--project", p]), "--reporter=dot", "--reporter=json", `--outputFile.json=${report}`],
       {
         cwd: root,
         stdio: "inherit",

@@ -75,10 +75,7 @@ rmSync(coverageSummary, { force: true });
 // One run of every project, with V8 coverage of packages/client/src and
 // packages/mock/src (thresholds in vitest.config.ts; vitest exits non-zero
 // below them).
-const testsOk = run(
-  "tests (with coverage)",
-  `${pnpm} exec vitest run --coverage --reporter=default --reporter=json --outputFile.json=${resultsFile}`,
-);
+const testsOk = run("tests (with coverage)", `${pnpm} exec vitest run --coverage --reporter=default --reporter=json --outputFile.json=${resultsFile}`);
 
 /** Coverage figures against the thresholds; a gate of its own. */
 const coverageMin = { lines: 90, branches: 90 };
@@ -87,7 +84,9 @@ try {
   const total = JSON.parse(readFileSync(coverageSummary, "utf8")).total;
   coverageOk = Object.entries(coverageMin).every(([key, min]) => total[key].pct >= min);
   const figures = ["lines", "branches", "functions", "statements"].map((key) => `${key} ${total[key].pct}%`).join(", ");
-  console.log(`${coverageOk ? "✔" : "✘"} coverage of packages/client/src and packages/mock/src: ${figures} (minimum: lines ${coverageMin.lines}%, branches ${coverageMin.branches}%)`);
+  console.log(
+    `${coverageOk ? "✔" : "✘"} coverage of packages/client/src and packages/mock/src: ${figures} (minimum: lines ${coverageMin.lines}%, branches ${coverageMin.branches}%)`,
+  );
 } catch {
   console.log("✘ coverage: no coverage/coverage-summary.json");
 }

@@ -104,11 +104,19 @@ ${files.map((r) => `| ${r.file} | ${score(r) < MIN_FILE ? `**${pct(score(r))}**`
 
 | mutator | undetected |
 |---|---:|
-${[...byMutator].sort((a, b) => b[1] - a[1]).map(([m, n]) => `| ${m} | ${n} |`).join("\n")}
+${[...byMutator]
+  .sort((a, b) => b[1] - a[1])
+  .map(([m, n]) => `| ${m} | ${n} |`)
+  .join("\n")}
 
 ## Not counted
 
-${[...ignored].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `- ${n} × ${reason}`).join("\n") || "- none"}
+${
+  [...ignored]
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `- ${n} × ${reason}`)
+    .join("\n") || "- none"
+}
 
 ## Each undetected mutant
 
@@ -116,5 +124,7 @@ ${survivors.map((s) => `- \`${s.file}:${s.line}\` ${s.mutator}${s.status === "No
 `;
 mkdirSync(path.dirname(summaryFile), { recursive: true });
 writeFileSync(summaryFile, md);
-console.log(`${path.relative(root, summaryFile)}: ${pct(score(total))} of ${total.detected + total.undetected} mutants detected; ${low.length} file(s) under ${MIN_FILE} %.`);
+console.log(
+  `${path.relative(root, summaryFile)}: ${pct(score(total))} of ${total.detected + total.undetected} mutants detected; ${low.length} file(s) under ${MIN_FILE} %.`,
+);
 process.exit(pass ? 0 : 1);

@@ -23,11 +23,10 @@ function versionOf(bin) {
 function npmInstall(prefix, spec) {
   rmSync(prefix, { recursive: true, force: true });
   mkdirSync(prefix, { recursive: true });
-  const result = spawnSync(
-    npm,
-    ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", spec],
-    { stdio: ["ignore", "inherit", "inherit"], shell: process.platform === "win32" },
-  );
+  const result = spawnSync(npm, ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", spec], {
+    stdio: ["ignore", "inherit", "inherit"],
+    shell: process.platform === "win32",
+  });
   return result.status === 0;
 }
 
@@ -43,10 +42,7 @@ export function ensureNode(major) {
   const platform = process.platform === "win32" ? "win" : process.platform;
   const prefix = platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node";
   const platformPackage = `${prefix}-${platform}-${process.arch}`;
-  const candidates = [
-    path.join(dir, "node_modules", platformPackage, "bin", exe),
-    path.join(dir, "node_modules", "node", "bin", exe),
-  ];
+  const candidates = [path.join(dir, "node_modules", platformPackage, "bin", exe), path.join(dir, "node_modules", "node", "bin", exe)];
   const cached = candidates.find((bin) => versionOf(bin)?.startsWith(`v${major}.`));
   if (cached) return { bin: cached, version: versionOf(cached), cached: true };
 
@@ -60,4 +56,3 @@ export function ensureNode(major) {
   }
   throw new Error(`could not install Node ${major} from the npm registry`);
 }
-

@@ -62,7 +62,12 @@ async function openInProcess(mode, dataDir, env) {
   return Number(out);
 }
 
-const stat = (samples) => ({ samples: samples.length, medianMs: round(median(samples), 0), minMs: round(Math.min(...samples), 0), maxMs: round(Math.max(...samples), 0) });
+const stat = (samples) => ({
+  samples: samples.length,
+  medianMs: round(median(samples), 0),
+  minMs: round(Math.min(...samples), 0),
+  maxMs: round(Math.max(...samples), 0),
+});
 
 /** @param {{ runs: number, coldRuns: number, plainRuns: number }} config */
 export async function runCliStore({ runs, coldRuns, plainRuns }) {
@@ -102,7 +107,10 @@ export async function runCliStore({ runs, coldRuns, plainRuns }) {
     const postgres = server ? stat(samples.postgres) : undefined;
     return {
       runs,
-      list: { embedded, ...(postgres ? { postgres, addedMs: embedded.medianMs - postgres.medianMs } : { postgres: "skipped: no PostgreSQL installed (initdb not found)" }) },
+      list: {
+        embedded,
+        ...(postgres ? { postgres, addedMs: embedded.medianMs - postgres.medianMs } : { postgres: "skipped: no PostgreSQL installed (initdb not found)" }),
+      },
       newStore: stat(samples.newStore),
       ...(coldRuns ? { newStoreNoTemplate: stat(samples.newStoreCold) } : {}),
       memory: { openPGlite: stat(samples.memoryFast), ...(plainRuns ? { plainCreate: stat(samples.memoryPlain) } : {}) },

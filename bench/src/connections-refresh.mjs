@@ -40,7 +40,12 @@ function startWorker(config) {
   return { child, line, exited };
 }
 
-const summary = (windows) => ({ samples: windows.length, median: round(median(windows), 2), p99: round(quantile(windows, 0.99), 2), max: round(Math.max(...windows), 2) });
+const summary = (windows) => ({
+  samples: windows.length,
+  median: round(median(windows), 2),
+  p99: round(quantile(windows, 0.99), 2),
+  max: round(Math.max(...windows), 2),
+});
 
 /** @param {{ connections: number, processes: number, concurrency: number, poolSize: number, sequential: number }} config */
 export async function runConnectionsRefresh({ connections: count, processes, concurrency, poolSize, sequential }) {
@@ -69,7 +74,16 @@ export async function runConnectionsRefresh({ connections: count, processes, con
     for await (const row of setup.list()) initial.set(row.id, row.refreshToken);
 
     const workers = Array.from({ length: processes }, () =>
-      startWorker({ postgresUrl: server.url, table: TABLE, issuer: mock.idpUrl, clientId: mock.clientId, clientSecret: mock.clientSecret, redirectUri: REDIRECT_URI, concurrency, poolSize }),
+      startWorker({
+        postgresUrl: server.url,
+        table: TABLE,
+        issuer: mock.idpUrl,
+        clientId: mock.clientId,
+        clientSecret: mock.clientSecret,
+        redirectUri: REDIRECT_URI,
+        concurrency,
+        poolSize,
+      }),
     );
     for (const w of workers) if ((await w.line()) !== "ready") throw new Error("refresh worker did not start");
     const started = performance.now();

@@ -157,9 +157,7 @@ async function child([scenario, origin, bytesText, mode, dir, warmth]) {
 
 function httpGet(url, headers) {
   return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => (res.statusCode === 200 ? resolve(res) : reject(new Error(`HTTP ${res.statusCode}`))))
-      .on("error", reject);
+    http.get(url, { headers }, (res) => (res.statusCode === 200 ? resolve(res) : reject(new Error(`HTTP ${res.statusCode}`)))).on("error", reject);
   });
 }
 

@@ -76,11 +76,40 @@ async function multiAccountRun(mock, accounts) {
   const out = await mkdtemp(path.join(tmpdir(), "fdxkit-bench-export-"));
   try {
     const flags = accounts.flatMap((a) => ["--account", a]);
-    const { code, result: summary, wallMs } = await runNode(CLI, [
-      "statements", "export", "--provider", PROVIDER_ID, ...flags, "--from", FROM, "--to", TO, "--out", out,
-      "--base-url", mock.baseUrl, "--products-url", mock.productsUrl, "--token", TOKEN, "--json",
+    const {
+      code,
+      result: summary,
+      wallMs,
+    } = await runNode(CLI, [
+      "statements",
+      "export",
+      "--provider",
+      PROVIDER_ID,
+      ...flags,
+      "--from",
+      FROM,
+      "--to",
+      TO,
+      "--out",
+      out,
+      "--base-url",
+      mock.baseUrl,
+      "--products-url",
+      mock.productsUrl,
+      "--token",
+      TOKEN,
+      "--json",
     ]);
-    return { code, wallMs, exportMs: summary.elapsedMs, downloaded: summary.downloaded, failed: summary.failed.length, listed: summary.listed, windows: summary.windows, rateLimit: summary.rateLimit };
+    return {
+      code,
+      wallMs,
+      exportMs: summary.elapsedMs,
+      downloaded: summary.downloaded,
+      failed: summary.failed.length,
+      listed: summary.listed,
+      windows: summary.windows,
+      rateLimit: summary.rateLimit,
+    };
   } finally {
     await rm(out, { recursive: true, force: true });
   }
@@ -92,7 +121,16 @@ async function baselineRun(mock, accounts) {
   const total = { wallMs: 0, exportMs: 0, downloaded: 0, failed: 0, rateLimited: 0 };
   try {
     for (const accountId of accounts) {
-      const { result, wallMs } = await runNode(SINGLE, [mock.baseUrl, mock.productsUrl, TOKEN, PROVIDER_ID, accountId, `${FROM}T00:00:00.000Z`, `${TO}T23:59:59.999Z`, out]);
+      const { result, wallMs } = await runNode(SINGLE, [
+        mock.baseUrl,
+        mock.productsUrl,
+        TOKEN,
+        PROVIDER_ID,
+        accountId,
+        `${FROM}T00:00:00.000Z`,
+        `${TO}T23:59:59.999Z`,
+        out,
+      ]);
       total.wallMs += wallMs;
       total.exportMs += result.elapsedMs;
       total.downloaded += result.downloaded;
@@ -202,7 +240,14 @@ export async function runExport({ runs = 3, accounts: accountCount = 3, rateLimi
         },
       ],
       perRun: {
-        cli: cliRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed, rateLimited: r.rateLimit.rateLimited, pauses: r.rateLimit.pauses, pace: r.rateLimit.pace ?? null })),
+        cli: cliRuns.map((r) => ({
+          wallMs: round(r.wallMs),
+          exportMs: round(r.exportMs),
+          failed: r.failed,
+          rateLimited: r.rateLimit.rateLimited,
+          pauses: r.rateLimit.pauses,
+          pace: r.rateLimit.pace ?? null,
+        })),
         unlimited: freeRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed })),
         baseline: baseRuns.map((r) => ({ wallMs: round(r.wallMs), exportMs: round(r.exportMs), failed: r.failed, rateLimited: r.rateLimited })),
       },

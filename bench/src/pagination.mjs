@@ -131,7 +131,12 @@ export async function runPagination({ origin, pages, perPage, rounds, slowRounds
     pooledRatio: ratio(sdkMs, handMs),
     signalRatio: pairedRatio(handSignal, hand),
     vsTimeoutSignal: pairedRatio(sdk, handSignal),
-    perPageUs: { handLoop: round((handMs / pages) * 1000), handLoopSignal: round((handSignalMs / pages) * 1000), sdk: round((sdkMs / pages) * 1000), nodeHttp: round((floorMs / pages) * 1000) },
+    perPageUs: {
+      handLoop: round((handMs / pages) * 1000),
+      handLoopSignal: round((handSignalMs / pages) * 1000),
+      sdk: round((sdkMs / pages) * 1000),
+      nodeHttp: round((floorMs / pages) * 1000),
+    },
     slowConsumer: {
       workMsPerPage: workMs,
       rounds: slowRounds,

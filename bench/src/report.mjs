@@ -38,7 +38,12 @@ export function checkTargets(results) {
   const t = [];
   const sdkCall = results.overhead?.contenders.find((c) => c.name === "fdxkit consents.get");
   if (sdkCall) {
-    t.push({ target: "per-call overhead (consents.get, median)", limit: `≤ ${x(TARGETS.overheadRatio)} raw fetch`, measured: x(sdkCall.medianRatio), met: sdkCall.medianRatio <= TARGETS.overheadRatio });
+    t.push({
+      target: "per-call overhead (consents.get, median)",
+      limit: `≤ ${x(TARGETS.overheadRatio)} raw fetch`,
+      measured: x(sdkCall.medianRatio),
+      met: sdkCall.medianRatio <= TARGETS.overheadRatio,
+    });
     // Not the issue's target: what the SDK costs beyond the timeout signal every call of it carries.
     t.push({
       target: "per-call overhead beyond the timeout signal (consents.get vs raw fetch with the same signal)",
@@ -48,33 +53,73 @@ export function checkTargets(results) {
     });
   }
   if (sdkCall) {
-    t.push({ target: "Node's own transport: consents.get vs raw fetch (median)", limit: `≤ ${x(TARGETS.nodeOverheadRatio)}`, measured: x(sdkCall.medianRatio), met: sdkCall.medianRatio <= TARGETS.nodeOverheadRatio });
+    t.push({
+      target: "Node's own transport: consents.get vs raw fetch (median)",
+      limit: `≤ ${x(TARGETS.nodeOverheadRatio)}`,
+      measured: x(sdkCall.medianRatio),
+      met: sdkCall.medianRatio <= TARGETS.nodeOverheadRatio,
+    });
   }
   if (results.pagination) {
-    t.push({ target: "Node's own transport: pagination vs the hand-written fetch loop (median)", limit: `≤ ${x(TARGETS.nodePaginationRatio)}`, measured: x(results.pagination.ratio), met: results.pagination.ratio <= TARGETS.nodePaginationRatio });
+    t.push({
+      target: "Node's own transport: pagination vs the hand-written fetch loop (median)",
+      limit: `≤ ${x(TARGETS.nodePaginationRatio)}`,
+      measured: x(results.pagination.ratio),
+      met: results.pagination.ratio <= TARGETS.nodePaginationRatio,
+    });
   }
   if (results.pagination) {
     const r = results.pagination.ratio;
-    t.push({ target: "pagination (for await vs hand loop, median)", limit: `≤ ${x(TARGETS.paginationRatio)}`, measured: x(r), met: r <= TARGETS.paginationRatio });
+    t.push({
+      target: "pagination (for await vs hand loop, median)",
+      limit: `≤ ${x(TARGETS.paginationRatio)}`,
+      measured: x(r),
+      met: r <= TARGETS.paginationRatio,
+    });
     const v = results.pagination.vsTimeoutSignal;
     // Not the issue's target, as above: the SDK against a hand loop whose requests carry the same timeout signal.
-    t.push({ target: "pagination beyond the timeout signal (vs the hand loop with a timeout signal per request)", limit: `≤ ${x(TARGETS.paginationRatio)}`, measured: x(v), met: v <= TARGETS.paginationRatio });
+    t.push({
+      target: "pagination beyond the timeout signal (vs the hand loop with a timeout signal per request)",
+      limit: `≤ ${x(TARGETS.paginationRatio)}`,
+      measured: x(v),
+      met: v <= TARGETS.paginationRatio,
+    });
   }
   if (results.download) {
     for (const s of results.download.scenarios.filter((s) => s.sdk)) {
-      t.push({ target: `download time: ${s.name}`, limit: `≤ ${x(TARGETS.downloadRatio)} raw fetch`, measured: x(s.vsFetch), met: s.vsFetch <= TARGETS.downloadRatio });
-      t.push({ target: `download peak RSS rise: ${s.name}`, limit: `≤ ${TARGETS.downloadRssRiseMiB} MiB`, measured: `${s.rssRiseMiB.toFixed(1)} MiB`, met: s.rssRiseMiB <= TARGETS.downloadRssRiseMiB });
+      t.push({
+        target: `download time: ${s.name}`,
+        limit: `≤ ${x(TARGETS.downloadRatio)} raw fetch`,
+        measured: x(s.vsFetch),
+        met: s.vsFetch <= TARGETS.downloadRatio,
+      });
+      t.push({
+        target: `download peak RSS rise: ${s.name}`,
+        limit: `≤ ${TARGETS.downloadRssRiseMiB} MiB`,
+        measured: `${s.rssRiseMiB.toFixed(1)} MiB`,
+        met: s.rssRiseMiB <= TARGETS.downloadRssRiseMiB,
+      });
     }
   }
   if (results.gzipBomb) {
     const g = results.gzipBomb;
     const mib = g.rssRiseBytes / 1024 / 1024;
     const rejected = g.outcome.startsWith("FdxResponseError");
-    t.push({ target: "gzip bomb on consents.get: peak RSS rise", limit: `≤ ${TARGETS.gzipBombRssRiseMiB} MiB, rejected`, measured: `${mib.toFixed(1)} MiB, ${rejected ? "rejected" : g.outcome}`, met: rejected && mib <= TARGETS.gzipBombRssRiseMiB });
+    t.push({
+      target: "gzip bomb on consents.get: peak RSS rise",
+      limit: `≤ ${TARGETS.gzipBombRssRiseMiB} MiB, rejected`,
+      measured: `${mib.toFixed(1)} MiB, ${rejected ? "rejected" : g.outcome}`,
+      met: rejected && mib <= TARGETS.gzipBombRssRiseMiB,
+    });
   }
   const exporter = results.export?.contenders.find((c) => c.sdk);
   if (exporter) {
-    t.push({ target: "bulk export vs rate-limit bound (efficiency)", limit: `≥ ${TARGETS.exportEfficiency}`, measured: `${exporter.efficiency.toFixed(2)}`, met: exporter.efficiency >= TARGETS.exportEfficiency });
+    t.push({
+      target: "bulk export vs rate-limit bound (efficiency)",
+      limit: `≥ ${TARGETS.exportEfficiency}`,
+      measured: `${exporter.efficiency.toFixed(2)}`,
+      met: exporter.efficiency >= TARGETS.exportEfficiency,
+    });
     t.push({ target: "bulk export: failed downloads", limit: "0", measured: `${exporter.failed}`, met: exporter.failed === 0 });
   }
   for (const r of results.webhooks?.runtimes ?? []) {
@@ -84,7 +129,12 @@ export function checkTargets(results) {
   }
   const tokenFn = results.connections?.contenders.find((c) => c.sdk);
   if (tokenFn) {
-    t.push({ target: "a call with connections.token(id) vs a static token (median)", limit: `≤ ${x(TARGETS.connectionsHotPathRatio)}`, measured: x(tokenFn.medianRatio), met: tokenFn.medianRatio <= TARGETS.connectionsHotPathRatio });
+    t.push({
+      target: "a call with connections.token(id) vs a static token (median)",
+      limit: `≤ ${x(TARGETS.connectionsHotPathRatio)}`,
+      measured: x(tokenFn.medianRatio),
+      met: tokenFn.medianRatio <= TARGETS.connectionsHotPathRatio,
+    });
     const reads = results.connections.storeReadsDuringTimedCalls;
     t.push({ target: "connections.token(id): store reads during the timed calls", limit: "0", measured: `${reads}`, met: reads === 0 });
   }
@@ -92,27 +142,64 @@ export function checkTargets(results) {
   if (refresh) {
     const target = `${refresh.connections} connections refreshed by ${refresh.processes} processes on PostgreSQL: refreshes per connection, conflicts`;
     if (refresh.skipped) t.push({ target, limit: "1 and 0", measured: `did not run: ${refresh.skipped}`, met: false });
-    else t.push({ target, limit: "1 and 0", measured: `${refresh.refreshesPerConnection} and ${refresh.conflicts}`, met: refresh.refreshesPerConnection === 1 && refresh.conflicts === 0 && refresh.failedCalls === 0 });
+    else
+      t.push({
+        target,
+        limit: "1 and 0",
+        measured: `${refresh.refreshesPerConnection} and ${refresh.conflicts}`,
+        met: refresh.refreshesPerConnection === 1 && refresh.conflicts === 0 && refresh.failedCalls === 0,
+      });
   }
   const store = results.cliStore;
   if (store) {
     const target = "fdxkit connections list: embedded store vs --store postgres:// (added)";
-    if (typeof store.list.postgres === "string") t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `did not run: ${store.list.postgres}`, met: false });
+    if (typeof store.list.postgres === "string")
+      t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `did not run: ${store.list.postgres}`, met: false });
     else t.push({ target, limit: `≤ ${TARGETS.cliStoreAddedMs} ms`, measured: `${store.list.addedMs} ms`, met: store.list.addedMs <= TARGETS.cliStoreAddedMs });
-    t.push({ target: "an in-memory PGlite store opened (openPGlite, table ready)", limit: `≤ ${TARGETS.cliStoreMemoryMs} ms`, measured: `${store.memory.openPGlite.medianMs} ms`, met: store.memory.openPGlite.medianMs <= TARGETS.cliStoreMemoryMs });
+    t.push({
+      target: "an in-memory PGlite store opened (openPGlite, table ready)",
+      limit: `≤ ${TARGETS.cliStoreMemoryMs} ms`,
+      measured: `${store.memory.openPGlite.medianMs} ms`,
+      met: store.memory.openPGlite.medianMs <= TARGETS.cliStoreMemoryMs,
+    });
   }
   const shared = results.rateBudget;
   if (shared && !shared.skipped && !results.meta.smoke) {
     const r = shared.rows.find((row) => row.mode === "postgres");
     const where = "one PostgreSQL rate budget, 4 export shards and a web process";
-    t.push({ target: `${where}: 429s`, limit: `≤ ${TARGETS.rateBudgetLimitedShare * 100} % of calls`, measured: percent(r.rateLimitedShare), met: r.rateLimitedShare <= TARGETS.rateBudgetLimitedShare });
-    t.push({ target: `${where}: export efficiency (limit-bound time / time)`, limit: `≥ ${TARGETS.rateBudgetEfficiency}`, measured: r.efficiency.toFixed(3), met: r.efficiency >= TARGETS.rateBudgetEfficiency });
-    t.push({ target: `${where}: user calls' p95 vs idle`, limit: `≤ ${x(TARGETS.rateBudgetUserP95Ratio)}`, measured: x(r.during.p95 / r.idle.p95), met: r.during.p95 <= TARGETS.rateBudgetUserP95Ratio * r.idle.p95 });
-    t.push({ target: `${where}: share of the limit used once one shard is left`, limit: `≥ ${TARGETS.rateBudgetTailUse}`, measured: r.tailUse.toFixed(3), met: r.tailUse >= TARGETS.rateBudgetTailUse });
+    t.push({
+      target: `${where}: 429s`,
+      limit: `≤ ${TARGETS.rateBudgetLimitedShare * 100} % of calls`,
+      measured: percent(r.rateLimitedShare),
+      met: r.rateLimitedShare <= TARGETS.rateBudgetLimitedShare,
+    });
+    t.push({
+      target: `${where}: export efficiency (limit-bound time / time)`,
+      limit: `≥ ${TARGETS.rateBudgetEfficiency}`,
+      measured: r.efficiency.toFixed(3),
+      met: r.efficiency >= TARGETS.rateBudgetEfficiency,
+    });
+    t.push({
+      target: `${where}: user calls' p95 vs idle`,
+      limit: `≤ ${x(TARGETS.rateBudgetUserP95Ratio)}`,
+      measured: x(r.during.p95 / r.idle.p95),
+      met: r.during.p95 <= TARGETS.rateBudgetUserP95Ratio * r.idle.p95,
+    });
+    t.push({
+      target: `${where}: share of the limit used once one shard is left`,
+      limit: `≥ ${TARGETS.rateBudgetTailUse}`,
+      measured: r.tailUse.toFixed(3),
+      met: r.tailUse >= TARGETS.rateBudgetTailUse,
+    });
   }
   const ours = results.bundle?.entries.find((e) => e.sdk);
   if (ours) {
-    t.push({ target: "typical-use browser bundle (min+gzip)", limit: `≤ ${bytes(TARGETS.bundleGzipBytes)}`, measured: `${bytes(ours.gzipBytes)} (${kB(ours.gzipBytes)})`, met: ours.gzipBytes <= TARGETS.bundleGzipBytes });
+    t.push({
+      target: "typical-use browser bundle (min+gzip)",
+      limit: `≤ ${bytes(TARGETS.bundleGzipBytes)}`,
+      measured: `${bytes(ours.gzipBytes)} (${kB(ours.gzipBytes)})`,
+      met: ours.gzipBytes <= TARGETS.bundleGzipBytes,
+    });
   }
   return t;
 }
@@ -138,12 +225,19 @@ export function toMarkdown(results) {
   }
   if (meta.otherRuns?.length) {
     out.push("");
-    out.push(`\`pnpm bench\` runs twice; this is the run on Node ${meta.node}. ${meta.otherRuns.map((o) => `On Node ${o.major}: [${o.file}](${o.file}).`).join(" ")}`);
+    out.push(
+      `\`pnpm bench\` runs twice; this is the run on Node ${meta.node}. ${meta.otherRuns.map((o) => `On Node ${o.major}: [${o.file}](${o.file}).`).join(" ")}`,
+    );
   }
   out.push("");
   out.push("## Targets");
   out.push("");
-  out.push(table(["target", "limit", "measured", ""], results.targets.map((t) => [t.target, t.limit, t.measured, t.met ? "✔" : "✘ missed"])));
+  out.push(
+    table(
+      ["target", "limit", "measured", ""],
+      results.targets.map((t) => [t.target, t.limit, t.measured, t.met ? "✔" : "✘ missed"]),
+    ),
+  );
 
   if (results.overhead) {
     const o = results.overhead;
@@ -158,19 +252,34 @@ export function toMarkdown(results) {
       "",
     );
     out.push(
-      table(["client", "median", "p99", "vs raw fetch", "pooled", "vs same signal", "p99 vs raw fetch", "CPU per call", "CPU vs raw fetch", `${o.concurrency} at a time`, `${o.concurrency} at a time vs raw fetch`], o.contenders.map((c) => [
-        c.sdk ? `**${c.name}**` : c.name,
-        `${c.medianUs} µs`,
-        `${c.p99Us} µs`,
-        x(c.medianRatio),
-        x(c.pooledMedianRatio),
-        x(c.vsTimeoutSignal),
-        x(c.p99Ratio),
-        `${c.cpuUs} µs`,
-        x(c.cpuRatio),
-        `${c.concurrentRps.toLocaleString("en-US")}/s`,
-        x(c.concurrentRatio),
-      ])),
+      table(
+        [
+          "client",
+          "median",
+          "p99",
+          "vs raw fetch",
+          "pooled",
+          "vs same signal",
+          "p99 vs raw fetch",
+          "CPU per call",
+          "CPU vs raw fetch",
+          `${o.concurrency} at a time`,
+          `${o.concurrency} at a time vs raw fetch`,
+        ],
+        o.contenders.map((c) => [
+          c.sdk ? `**${c.name}**` : c.name,
+          `${c.medianUs} µs`,
+          `${c.p99Us} µs`,
+          x(c.medianRatio),
+          x(c.pooledMedianRatio),
+          x(c.vsTimeoutSignal),
+          x(c.p99Ratio),
+          `${c.cpuUs} µs`,
+          x(c.cpuRatio),
+          `${c.concurrentRps.toLocaleString("en-US")}/s`,
+          x(c.concurrentRatio),
+        ]),
+      ),
     );
   }
   if (results.pagination) {
@@ -182,23 +291,45 @@ export function toMarkdown(results) {
       "",
     );
     out.push(
-      table(["loop", "median", "per page", "vs hand loop", "pooled", "vs hand loop with a timeout signal"], [
-        ["hand-written `fetch` loop following `links.next.href`", `${p.handLoopMs} ms`, `${p.perPageUs.handLoop} µs`, "1.00×", "1.00×", ""],
-        ["the same loop, a 30 s timeout signal per request", `${p.handLoopSignalMs} ms`, `${p.perPageUs.handLoopSignal} µs`, x(p.signalRatio), x(ratio(p.handLoopSignalMs, p.handLoopMs)), "1.00×"],
-        ["**fdxkit `for await` over `statements.list`**", `${p.sdkMs} ms`, `${p.perPageUs.sdk} µs`, x(p.ratio), x(p.pooledRatio), x(p.vsTimeoutSignal)],
-        ...(p.nodeHttpMs === undefined
-          ? []
-          : [["the hand loop on keep-alive `node:http` (the floor; no timeout, no checks)", `${p.nodeHttpMs} ms`, `${p.perPageUs.nodeHttp} µs`, x(p.nodeHttpRatio), x(ratio(p.nodeHttpMs, p.handLoopMs)), ""]]),
-      ]),
+      table(
+        ["loop", "median", "per page", "vs hand loop", "pooled", "vs hand loop with a timeout signal"],
+        [
+          ["hand-written `fetch` loop following `links.next.href`", `${p.handLoopMs} ms`, `${p.perPageUs.handLoop} µs`, "1.00×", "1.00×", ""],
+          [
+            "the same loop, a 30 s timeout signal per request",
+            `${p.handLoopSignalMs} ms`,
+            `${p.perPageUs.handLoopSignal} µs`,
+            x(p.signalRatio),
+            x(ratio(p.handLoopSignalMs, p.handLoopMs)),
+            "1.00×",
+          ],
+          ["**fdxkit `for await` over `statements.list`**", `${p.sdkMs} ms`, `${p.perPageUs.sdk} µs`, x(p.ratio), x(p.pooledRatio), x(p.vsTimeoutSignal)],
+          ...(p.nodeHttpMs === undefined
+            ? []
+            : [
+                [
+                  "the hand loop on keep-alive `node:http` (the floor; no timeout, no checks)",
+                  `${p.nodeHttpMs} ms`,
+                  `${p.perPageUs.nodeHttp} µs`,
+                  x(p.nodeHttpRatio),
+                  x(ratio(p.nodeHttpMs, p.handLoopMs)),
+                  "",
+                ],
+              ]),
+        ],
+      ),
     );
     if (p.vsNodeHttp !== undefined) out.push("", `fdxkit over the \`node:http\` floor: ${x(p.vsNodeHttp)} (median of the per-round ratios).`);
     const s = p.slowConsumer;
     out.push("", `With a slow consumer (${s.workMsPerPage} ms of awaited work per page, median of ${s.rounds} runs):`, "");
     out.push(
-      table(["pages", "median", "gain"], [
-        ["sequential (default)", `${s.sequentialMs} ms`, ""],
-        ["`client.statements.list(params, { prefetch: 1 })`", `${s.prefetchMs} ms`, `${x(s.speedup)} faster`],
-      ]),
+      table(
+        ["pages", "median", "gain"],
+        [
+          ["sequential (default)", `${s.sequentialMs} ms`, ""],
+          ["`client.statements.list(params, { prefetch: 1 })`", `${s.prefetchMs} ms`, `${x(s.speedup)} faster`],
+        ],
+      ),
     );
   }
   if (results.gzipBomb) {
@@ -222,7 +353,16 @@ export function toMarkdown(results) {
     out.push(
       table(
         ["path", "time", "MiB/s", "vs fetch", "vs node:http", "peak RSS rise", "held rise", "cold RSS rise"],
-        d.scenarios.map((s) => [s.sdk ? `**${s.name}**` : s.name, `${s.ms} ms`, `${s.mibPerS}`, x(s.vsFetch), x(s.vsHttp), `${s.rssRiseMiB.toFixed(1)} MiB`, `${s.heldRiseMiB.toFixed(1)} MiB`, `${s.coldRssRiseMiB.toFixed(1)} MiB`]),
+        d.scenarios.map((s) => [
+          s.sdk ? `**${s.name}**` : s.name,
+          `${s.ms} ms`,
+          `${s.mibPerS}`,
+          x(s.vsFetch),
+          x(s.vsHttp),
+          `${s.rssRiseMiB.toFixed(1)} MiB`,
+          `${s.heldRiseMiB.toFixed(1)} MiB`,
+          `${s.coldRssRiseMiB.toFixed(1)} MiB`,
+        ]),
       ),
     );
   }
@@ -238,8 +378,21 @@ export function toMarkdown(results) {
       "",
     );
     out.push(
-      table(["export", "time", "with start-up", "efficiency", "with start-up", "failed downloads", "429s", "shared pauses", "lowest concurrency", "pace"],
-        e.contenders.map((c) => [c.sdk ? `**${c.name}**` : c.name, `${c.exportMs} ms`, `${c.wallMs} ms`, c.efficiency.toFixed(2), c.efficiencyWithStartup.toFixed(2), `${c.failed}`, `${c.rateLimited}`, c.pauses ?? "—", c.minConcurrency ?? "—", c.pace ? `${c.pace.requests} per ${c.pace.windowMs} ms` : "—"])),
+      table(
+        ["export", "time", "with start-up", "efficiency", "with start-up", "failed downloads", "429s", "shared pauses", "lowest concurrency", "pace"],
+        e.contenders.map((c) => [
+          c.sdk ? `**${c.name}**` : c.name,
+          `${c.exportMs} ms`,
+          `${c.wallMs} ms`,
+          c.efficiency.toFixed(2),
+          c.efficiencyWithStartup.toFixed(2),
+          `${c.failed}`,
+          `${c.rateLimited}`,
+          c.pauses ?? "—",
+          c.minConcurrency ?? "—",
+          c.pace ? `${c.pace.requests} per ${c.pace.windowMs} ms` : "—",
+        ]),
+      ),
     );
   }
   if (results.connections) {
@@ -251,7 +404,19 @@ export function toMarkdown(results) {
         `The store was read **${c.storeReadsDuringTimedCalls}** times during the timed calls (the hot path keeps the connection in memory until its refresh time).`,
       "",
     );
-    out.push(table(["token", "median", "vs static token", "pooled", "CPU per call", "CPU vs static token"], c.contenders.map((k) => [k.sdk ? `**${k.name}**` : k.name, `${k.medianUs} µs`, x(k.medianRatio), x(k.pooledMedianRatio), `${k.cpuUs} µs`, x(k.cpuRatio)])));
+    out.push(
+      table(
+        ["token", "median", "vs static token", "pooled", "CPU per call", "CPU vs static token"],
+        c.contenders.map((k) => [
+          k.sdk ? `**${k.name}**` : k.name,
+          `${k.medianUs} µs`,
+          x(k.medianRatio),
+          x(k.pooledMedianRatio),
+          `${k.cpuUs} µs`,
+          x(k.cpuRatio),
+        ]),
+      ),
+    );
   }
   if (results.storeSeal) {
     const k = results.storeSeal;
@@ -261,7 +426,12 @@ export function toMarkdown(results) {
         `${k.warmup} warm-up operations each, then ${k.rounds} interleaved rounds of ${k.opsPerRound}; medians per operation. A refresh is two writes (the lease, then the tokens) and one read: the re-seal adds **${k.resealPerRefreshUs} µs** per refresh.`,
       "",
     );
-    out.push(table(["store", "compareAndSet", "get", "per refresh", "write vs bare"], k.contenders.map((c) => [c.name, `${c.writeUs} µs`, `${c.readUs} µs`, `${c.refreshUs} µs`, x(c.writeRatio)])));
+    out.push(
+      table(
+        ["store", "compareAndSet", "get", "per refresh", "write vs bare"],
+        k.contenders.map((c) => [c.name, `${c.writeUs} µs`, `${c.readUs} µs`, `${c.refreshUs} µs`, x(c.writeRatio)]),
+      ),
+    );
   }
   if (results.connectionsRefresh) {
     const r = results.connectionsRefresh;
@@ -276,14 +446,35 @@ export function toMarkdown(results) {
         "",
       );
       out.push(
-        table(["wall time", "per process", "refreshes per connection", "conflicts", "failed calls", "refreshed by process"], [[
-          `${r.wallMs} ms`, r.perProcessMs.map((ms) => `${ms} ms`).join(", "), `${r.refreshesPerConnection}`, `${r.conflicts}`, `${r.failedCalls}`, r.refreshedByProcess.join(", "),
-        ]]),
+        table(
+          ["wall time", "per process", "refreshes per connection", "conflicts", "failed calls", "refreshed by process"],
+          [
+            [
+              `${r.wallMs} ms`,
+              r.perProcessMs.map((ms) => `${ms} ms`).join(", "),
+              `${r.refreshesPerConnection}`,
+              `${r.conflicts}`,
+              `${r.failedCalls}`,
+              r.refreshedByProcess.join(", "),
+            ],
+          ],
+        ),
       );
-      out.push("", table(["crash window", "median", "p99", "max"], [
-        [`${r.processes} processes contending`, `${r.crashWindowMs.median} ms`, `${r.crashWindowMs.p99} ms`, `${r.crashWindowMs.max} ms`],
-        ["alone (one refresh at a time)", `${r.crashWindowSequentialMs.median} ms`, `${r.crashWindowSequentialMs.p99} ms`, `${r.crashWindowSequentialMs.max} ms`],
-      ]));
+      out.push(
+        "",
+        table(
+          ["crash window", "median", "p99", "max"],
+          [
+            [`${r.processes} processes contending`, `${r.crashWindowMs.median} ms`, `${r.crashWindowMs.p99} ms`, `${r.crashWindowMs.max} ms`],
+            [
+              "alone (one refresh at a time)",
+              `${r.crashWindowSequentialMs.median} ms`,
+              `${r.crashWindowSequentialMs.p99} ms`,
+              `${r.crashWindowSequentialMs.max} ms`,
+            ],
+          ],
+        ),
+      );
     }
   }
   if (results.cliStore) {
@@ -313,14 +504,27 @@ export function toMarkdown(results) {
   if (results.bundle) {
     const b = results.bundle;
     out.push("", "## Browser bundle size", "");
-    out.push(`The same typical use (client with a token function, statements paged, each PDF downloaded as a Blob, an unauthorized error branched on) written with each library; ${b.method}.`, "");
-    out.push(table(["library", "min", "min+gzip", "loaded on demand (gzip)"], b.entries.map((e) => [e.sdk ? `**${e.name}**` : e.name, kB(e.minBytes), kB(e.gzipBytes), e.lazyGzipBytes ? kB(e.lazyGzipBytes) : "—"])));
+    out.push(
+      `The same typical use (client with a token function, statements paged, each PDF downloaded as a Blob, an unauthorized error branched on) written with each library; ${b.method}.`,
+      "",
+    );
+    out.push(
+      table(
+        ["library", "min", "min+gzip", "loaded on demand (gzip)"],
+        b.entries.map((e) => [e.sdk ? `**${e.name}**` : e.name, kB(e.minBytes), kB(e.gzipBytes), e.lazyGzipBytes ? kB(e.lazyGzipBytes) : "—"]),
+      ),
+    );
   }
   if (results.importTime) {
     const i = results.importTime;
     out.push("", "## Cold import time", "");
     out.push(`\`await import(…)\` timed inside a fresh \`node\` process (start-up excluded), median of ${i.runs} interleaved runs.`, "");
-    out.push(table(["module", "median", "vs openapi-fetch"], i.modules.map((m) => [m.sdk ? `**${m.name}**` : m.name, `${m.ms} ms`, x(m.vsOpenapiFetch)])));
+    out.push(
+      table(
+        ["module", "median", "vs openapi-fetch"],
+        i.modules.map((m) => [m.sdk ? `**${m.name}**` : m.name, `${m.ms} ms`, x(m.vsOpenapiFetch)]),
+      ),
+    );
   }
   if (results.webhooks) {
     const w = results.webhooks;
@@ -329,11 +533,21 @@ export function toMarkdown(results) {
       `\`createWebhookHandler\` served by each runtime's own server (\`Bun.serve\`, \`Deno.serve\`, a Worker's \`fetch\` in workerd through miniflare and in edge-runtime; in Node, \`node:http\` with \`toNodeListener\`) against a bare handler that only does \`await request.json()\`, ` +
         `both on the same server in the same process. A keep-alive undici pool posts a ${w.payloadBytes}-byte consent notification, ${w.concurrency} in flight; after ${w.warmupMs / 1000} s of warm-up per handler, ${w.rounds} interleaved rounds of ${w.roundMs} ms per handler, median. ` +
         "The handler does more than parse: it checks the content type, reads the body under `maxBodyBytes`, copies it without prototype-polluting keys and validates it as a notification." +
-        (meta.webhooksMeasured ? ` Measured in a run of its own on ${meta.webhooksMeasured.date} (load average ${meta.webhooksMeasured.loadAverageAtStart?.[0] ?? "?"} at the start).` : ""),
+        (meta.webhooksMeasured
+          ? ` Measured in a run of its own on ${meta.webhooksMeasured.date} (load average ${meta.webhooksMeasured.loadAverageAtStart?.[0] ?? "?"} at the start).`
+          : ""),
       "",
     );
     out.push(
-      table(["runtime", "bare `request.json()`", "**createWebhookHandler**", "handler vs bare"], w.runtimes.map((r) => [r.version ?? r.runtime, r.error ? "—" : `${r.bareRps} req/s`, r.error ? `did not run: ${r.error}` : `${r.sdkRps} req/s`, r.error ? "—" : x(r.ratio)])),
+      table(
+        ["runtime", "bare `request.json()`", "**createWebhookHandler**", "handler vs bare"],
+        w.runtimes.map((r) => [
+          r.version ?? r.runtime,
+          r.error ? "—" : `${r.bareRps} req/s`,
+          r.error ? `did not run: ${r.error}` : `${r.sdkRps} req/s`,
+          r.error ? "—" : x(r.ratio),
+        ]),
+      ),
     );
   }
   if (results.webhooksTls) {
@@ -344,7 +558,12 @@ export function toMarkdown(results) {
         `A ${w.payloadBytes}-byte notification, ${w.concurrency} in flight, from a keep-alive undici pool (the handshake paid once per connection) or with a new connection per delivery (a full handshake each time); after ${w.warmupMs / 1000} s of warm-up per case, ${w.rounds} interleaved rounds of ${w.roundMs} ms, median.`,
       "",
     );
-    out.push(table(["connections", "plain TLS", "**mutual TLS**", "mutual vs plain"], w.modes.map((m) => [m.mode, `${m.plainRps} req/s`, `${m.mutualRps} req/s`, x(m.ratio)])));
+    out.push(
+      table(
+        ["connections", "plain TLS", "**mutual TLS**", "mutual vs plain"],
+        w.modes.map((m) => [m.mode, `${m.plainRps} req/s`, `${m.mutualRps} req/s`, x(m.ratio)]),
+      ),
+    );
   }
   out.push("");
   return out.join("\n");
@@ -355,19 +574,58 @@ export function printSummary(results) {
   console.table(Object.fromEntries(results.targets.map((t) => [t.target, { limit: t.limit, measured: t.measured, met: t.met ? "✔" : "✘" }])));
   if (results.overhead) {
     console.log("Per-call overhead");
-    console.table(Object.fromEntries(results.overhead.contenders.map((c) => [c.name, { median: `${c.medianUs} µs`, p99: `${c.p99Us} µs`, "median ×": c.medianRatio, "vs same signal ×": c.vsTimeoutSignal, "p99 ×": c.p99Ratio, "CPU ×": c.cpuRatio, [`×${results.overhead.concurrency} ×`]: c.concurrentRatio }])));
+    console.table(
+      Object.fromEntries(
+        results.overhead.contenders.map((c) => [
+          c.name,
+          {
+            median: `${c.medianUs} µs`,
+            p99: `${c.p99Us} µs`,
+            "median ×": c.medianRatio,
+            "vs same signal ×": c.vsTimeoutSignal,
+            "p99 ×": c.p99Ratio,
+            "CPU ×": c.cpuRatio,
+            [`×${results.overhead.concurrency} ×`]: c.concurrentRatio,
+          },
+        ]),
+      ),
+    );
   }
   if (results.pagination) {
     const p = results.pagination;
-    console.log(`Pagination: hand loop ${p.handLoopMs} ms, with a timeout signal ${p.handLoopSignalMs} ms, fdxkit ${p.sdkMs} ms (${x(p.ratio)}, ${x(p.vsTimeoutSignal)} vs the same signal), node:http floor ${p.nodeHttpMs} ms (${x(p.nodeHttpRatio)}; fdxkit ${x(p.vsNodeHttp)} of it); slow consumer sequential ${p.slowConsumer.sequentialMs} ms, prefetch ${p.slowConsumer.prefetchMs} ms (${x(p.slowConsumer.speedup)} faster)`);
+    console.log(
+      `Pagination: hand loop ${p.handLoopMs} ms, with a timeout signal ${p.handLoopSignalMs} ms, fdxkit ${p.sdkMs} ms (${x(p.ratio)}, ${x(p.vsTimeoutSignal)} vs the same signal), node:http floor ${p.nodeHttpMs} ms (${x(p.nodeHttpRatio)}; fdxkit ${x(p.vsNodeHttp)} of it); slow consumer sequential ${p.slowConsumer.sequentialMs} ms, prefetch ${p.slowConsumer.prefetchMs} ms (${x(p.slowConsumer.speedup)} faster)`,
+    );
   }
   if (results.download) {
     console.log("Download");
-    console.table(Object.fromEntries(results.download.scenarios.map((s) => [s.name, { ms: s.ms, "vs fetch": s.vsFetch, "vs http": s.vsHttp, "RSS rise MiB": s.rssRiseMiB, "held MiB": s.heldRiseMiB, "cold RSS MiB": s.coldRssRiseMiB }])));
+    console.table(
+      Object.fromEntries(
+        results.download.scenarios.map((s) => [
+          s.name,
+          { ms: s.ms, "vs fetch": s.vsFetch, "vs http": s.vsHttp, "RSS rise MiB": s.rssRiseMiB, "held MiB": s.heldRiseMiB, "cold RSS MiB": s.coldRssRiseMiB },
+        ]),
+      ),
+    );
   }
   if (results.export) {
     console.log(`Bulk export (bound ${results.export.boundMs} ms for ${results.export.requests} requests)`);
-    console.table(Object.fromEntries(results.export.contenders.map((c) => [c.name, { "export ms": c.exportMs, "wall ms": c.wallMs, efficiency: c.efficiency, failed: c.failed, "429s": c.rateLimited, pauses: c.pauses, pace: c.pace ? `${c.pace.requests}/${c.pace.windowMs} ms` : null }])));
+    console.table(
+      Object.fromEntries(
+        results.export.contenders.map((c) => [
+          c.name,
+          {
+            "export ms": c.exportMs,
+            "wall ms": c.wallMs,
+            efficiency: c.efficiency,
+            failed: c.failed,
+            "429s": c.rateLimited,
+            pauses: c.pauses,
+            pace: c.pace ? `${c.pace.requests}/${c.pace.windowMs} ms` : null,
+          },
+        ]),
+      ),
+    );
   }
   if (results.bundle) {
     console.log("Bundle (up front, min+gzip)");
@@ -375,19 +633,44 @@ export function printSummary(results) {
   }
   if (results.webhooks) {
     console.log("Webhook receive throughput");
-    console.table(Object.fromEntries(results.webhooks.runtimes.map((r) => [r.version ?? r.runtime, r.error ? { error: r.error } : { "bare req/s": r.bareRps, "handler req/s": r.sdkRps, "handler ×": r.ratio }])));
+    console.table(
+      Object.fromEntries(
+        results.webhooks.runtimes.map((r) => [
+          r.version ?? r.runtime,
+          r.error ? { error: r.error } : { "bare req/s": r.bareRps, "handler req/s": r.sdkRps, "handler ×": r.ratio },
+        ]),
+      ),
+    );
   }
   if (results.webhooksTls) {
     console.log("Webhook receive throughput, mutual TLS vs plain TLS");
-    console.table(Object.fromEntries(results.webhooksTls.modes.map((m) => [m.mode, { "plain TLS req/s": m.plainRps, "mutual TLS req/s": m.mutualRps, "mutual ×": m.ratio }])));
+    console.table(
+      Object.fromEntries(
+        results.webhooksTls.modes.map((m) => [m.mode, { "plain TLS req/s": m.plainRps, "mutual TLS req/s": m.mutualRps, "mutual ×": m.ratio }]),
+      ),
+    );
   }
   if (results.connections) {
     console.log(`connections.token(id) hot path (store reads during the timed calls: ${results.connections.storeReadsDuringTimedCalls})`);
-    console.table(Object.fromEntries(results.connections.contenders.map((c) => [c.name, { median: `${c.medianUs} µs`, "vs static ×": c.medianRatio, "pooled ×": c.pooledMedianRatio, "CPU ×": c.cpuRatio }])));
+    console.table(
+      Object.fromEntries(
+        results.connections.contenders.map((c) => [
+          c.name,
+          { median: `${c.medianUs} µs`, "vs static ×": c.medianRatio, "pooled ×": c.pooledMedianRatio, "CPU ×": c.cpuRatio },
+        ]),
+      ),
+    );
   }
   if (results.storeSeal) {
     console.log(`The re-seal per refresh (two writes and a read): +${results.storeSeal.resealPerRefreshUs} µs`);
-    console.table(Object.fromEntries(results.storeSeal.contenders.map((c) => [c.name, { write: `${c.writeUs} µs`, read: `${c.readUs} µs`, "per refresh": `${c.refreshUs} µs`, "write ×": c.writeRatio }])));
+    console.table(
+      Object.fromEntries(
+        results.storeSeal.contenders.map((c) => [
+          c.name,
+          { write: `${c.writeUs} µs`, read: `${c.readUs} µs`, "per refresh": `${c.refreshUs} µs`, "write ×": c.writeRatio },
+        ]),
+      ),
+    );
   }
   if (results.connectionsRefresh) {
     const r = results.connectionsRefresh;
@@ -401,11 +684,15 @@ export function printSummary(results) {
     }
   }
   for (const r of results.rateBudget?.rows ?? []) {
-    console.log(`Rate budget, ${r.mode}: ${r.rateLimited} 429s (${percent(r.rateLimitedShare)}), efficiency ${r.efficiency.toFixed(2)}, user p95 ${Math.round(r.during.p95)} ms vs idle ${Math.round(r.idle.p95)} ms, last shard alone used ${r.tailUse.toFixed(2)} of the limit`);
+    console.log(
+      `Rate budget, ${r.mode}: ${r.rateLimited} 429s (${percent(r.rateLimitedShare)}), efficiency ${r.efficiency.toFixed(2)}, user p95 ${Math.round(r.during.p95)} ms vs idle ${Math.round(r.idle.p95)} ms, last shard alone used ${r.tailUse.toFixed(2)} of the limit`,
+    );
   }
   if (results.cliStore) {
     const c = results.cliStore;
-    console.log(`CLI embedded store: connections list ${c.list.embedded.medianMs} ms vs postgres:// ${typeof c.list.postgres === "object" ? `${c.list.postgres.medianMs} ms (adds ${c.list.addedMs} ms)` : c.list.postgres}; new store ${c.newStore.medianMs} ms; in-memory openPGlite ${c.memory.openPGlite.medianMs} ms${c.memory.plainCreate ? ` (PGlite.create ${c.memory.plainCreate.medianMs} ms)` : ""}`);
+    console.log(
+      `CLI embedded store: connections list ${c.list.embedded.medianMs} ms vs postgres:// ${typeof c.list.postgres === "object" ? `${c.list.postgres.medianMs} ms (adds ${c.list.addedMs} ms)` : c.list.postgres}; new store ${c.newStore.medianMs} ms; in-memory openPGlite ${c.memory.openPGlite.medianMs} ms${c.memory.plainCreate ? ` (PGlite.create ${c.memory.plainCreate.medianMs} ms)` : ""}`,
+    );
   }
   if (results.importTime) {
     console.log("Cold import");
@@ -425,7 +712,9 @@ function rateBudgetMarkdown(rb) {
   const out = ["## One rate budget per provider, shared by every process", ""];
   out.push(
     `The sandbox (a real HTTP server) allows sandbox-bank ${rb.limit} statement calls a second, in fixed windows. Four \`fdxkit statements export --shard I/4 --concurrency 8\` processes export every seeded account from ${rb.range.from} to ${rb.range.to} ` +
-      "(skewed: the shards hold " + (rb.rows[0]?.shards.map((s) => s.listed).join(", ") ?? "?") + " statements), beside a web process making a user call (`actorType: \"user\"`, one statement page) every 200 ms. " +
+      "(skewed: the shards hold " +
+      (rb.rows[0]?.shards.map((s) => s.listed).join(", ") ?? "?") +
+      ' statements), beside a web process making a user call (`actorType: "user"`, one statement page) every 200 ms. ' +
       "Budgets are sized as the docs say, burst 2: one shared budget gets the whole limit, `(L − burst) / W` = 18 a second; without a shared store each of the 5 processes gets `(L − 5 × burst) / 5` = 2 a second. " +
       "*Efficiency* is the time the provider's limit bounds the work to (the calls it admitted while the export ran, every process's, at 20 a second) over the export's time (from the moment every shard was up to the last one's summary). " +
       "*Last shard alone* is the share of the limit the provider served once every other shard with work had ended: a shard that gives its share back leaves none idle. " +
@@ -435,7 +724,14 @@ function rateBudgetMarkdown(rb) {
   if (rb.skipped) out.push(`The PostgreSQL row did not run: ${rb.skipped}.`, "");
   out.push(
     table(
-      ["way", "budget per process", "429s (of calls)", "export time vs limit-bound (efficiency)", "user calls median / p95, idle → during", "last shard alone: time, share of the limit used"],
+      [
+        "way",
+        "budget per process",
+        "429s (of calls)",
+        "export time vs limit-bound (efficiency)",
+        "user calls median / p95, idle → during",
+        "last shard alone: time, share of the limit used",
+      ],
       rb.rows.map((r) => [
         MODES[r.mode],
         r.budget ? `${r.budget.perSecond}/s, burst ${r.budget.burst}` : "none",

@@ -85,7 +85,21 @@ const HEADLINE_NODE = "24";
 /** The other Node `pnpm bench` runs on (the lowest supported). */
 const OTHER_NODES = ["20"];
 
-export const SECTIONS = ["overhead", "pagination", "download", "bundle", "import", "export", "webhooks", "webhooks-tls", "connections", "connections-refresh", "store-seal", "cli-store", "rate-budget"];
+export const SECTIONS = [
+  "overhead",
+  "pagination",
+  "download",
+  "bundle",
+  "import",
+  "export",
+  "webhooks",
+  "webhooks-tls",
+  "connections",
+  "connections-refresh",
+  "store-seal",
+  "cli-store",
+  "rate-budget",
+];
 
 /** Runs the selected sections; resolves with the results object. */
 export async function runBenchmarks({ smoke = false, only = SECTIONS, log = console.log } = {}) {
@@ -183,7 +197,13 @@ export async function writeResults(results, { markdownFile, jsonFile }) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { smoke: { type: "boolean", default: false }, out: { type: "string" }, only: { type: "string" }, node: { type: "string" }, update: { type: "boolean", default: false } },
+    options: {
+      smoke: { type: "boolean", default: false },
+      out: { type: "string" },
+      only: { type: "string" },
+      node: { type: "string" },
+      update: { type: "boolean", default: false },
+    },
   });
   if (values.node && values.node !== process.versions.node.split(".")[0]) {
     // The same run on another Node: this script again, under that binary, with the other flags as given.
@@ -214,7 +234,11 @@ async function main() {
     const previous = JSON.parse(await readFile(files.jsonFile, "utf8"));
     if (previous.meta.node.split(".")[0] !== major) throw new Error(`${files.jsonFile} is a run on Node ${previous.meta.node}, not Node ${major}`);
     const fresh = Object.fromEntries(Object.entries(results).filter(([key]) => key !== "meta" && key !== "targets"));
-    results = { ...previous, ...fresh, meta: { ...previous.meta, updated: [...(previous.meta.updated ?? []), { date: results.meta.date, node: results.meta.node, sections: only }] } };
+    results = {
+      ...previous,
+      ...fresh,
+      meta: { ...previous.meta, updated: [...(previous.meta.updated ?? []), { date: results.meta.date, node: results.meta.node, sections: only }] },
+    };
     results.targets = checkTargets(results);
   } else if (values.out) files = { markdownFile: path.resolve(values.out, "BENCHMARKS.md"), jsonFile: path.resolve(values.out, "results.json") };
   else if (!values.smoke && only.length === SECTIONS.length) {
@@ -230,7 +254,9 @@ async function main() {
   }
   if (files) {
     await writeResults(results, files);
-    console.log(`\nWrote ${path.relative(process.cwd(), files.markdownFile)} and ${path.relative(process.cwd(), files.jsonFile)} (${Math.round(results.meta.durationMs / 1000)} s)`);
+    console.log(
+      `\nWrote ${path.relative(process.cwd(), files.markdownFile)} and ${path.relative(process.cwd(), files.jsonFile)} (${Math.round(results.meta.durationMs / 1000)} s)`,
+    );
   } else {
     console.log(`\nNothing written (${values.smoke ? "smoke run" : "partial run"}; --out DIR writes the files)`);
   }

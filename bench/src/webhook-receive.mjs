@@ -85,7 +85,14 @@ async function startRuntime(runtime, outDir) {
     if (runtime === "bun") return { ...(await startProcess(toolBin("bun"), ["run", host])), version: `Bun ${toolVersion("bun")}` };
     return { ...(await startProcess(toolBin("deno"), ["run", "--quiet", "--allow-net=127.0.0.1", host])), version: `Deno ${toolVersion("deno")}` };
   }
-  const script = await readFile(await bundle("worker.mjs", outDir, { format: "iife", platform: "browser", conditions: runtime === "workerd" ? ["workerd", "worker", "browser"] : ["edge-light", "worker", "browser"] }), "utf8");
+  const script = await readFile(
+    await bundle("worker.mjs", outDir, {
+      format: "iife",
+      platform: "browser",
+      conditions: runtime === "workerd" ? ["workerd", "worker", "browser"] : ["edge-light", "worker", "browser"],
+    }),
+    "utf8",
+  );
   if (runtime === "workerd") {
     const { Miniflare } = await importTool("miniflare");
     const mf = new Miniflare({ script, compatibilityDate: "2026-04-01", host: "127.0.0.1", port: 0 });

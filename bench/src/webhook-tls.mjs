@@ -37,12 +37,36 @@ function makeCertificates(dir) {
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   const openssl = (args) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   openssl(["req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=bench ca"]);
-  for (const [name, subject, ext] of [["server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1"], ["client", "/CN=bench sender", "basicConstraints=CA:FALSE"]]) {
+  for (const [name, subject, ext] of [
+    ["server", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1"],
+    ["client", "/CN=bench sender", "basicConstraints=CA:FALSE"],
+  ]) {
     openssl(["req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject]);
     writeFileSync(path.join(dir, `${name}.ext`), `${ext}\n`);
-    openssl(["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1", "-out", `${name}.pem`, "-extfile", `${name}.ext`]);
+    openssl([
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-days",
+      "1",
+      "-out",
+      `${name}.pem`,
+      "-extfile",
+      `${name}.ext`,
+    ]);
   }
-  return Object.fromEntries(["ca", "server", "client"].flatMap((n) => [[`${n}Pem`, path.join(dir, `${n}.pem`)], [`${n}Key`, path.join(dir, `${n}.key`)]]));
+  return Object.fromEntries(
+    ["ca", "server", "client"].flatMap((n) => [
+      [`${n}Pem`, path.join(dir, `${n}.pem`)],
+      [`${n}Key`, path.join(dir, `${n}.key`)],
+    ]),
+  );
 }
 
 function startHost(env) {

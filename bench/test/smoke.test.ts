@@ -27,26 +27,68 @@ describe("bench harness, smoke mode", () => {
     expect(results.meta).toMatchObject({ smoke: true, node: process.versions.node, durationMs: positive });
 
     const names = results.overhead.contenders.map((c: { name: string }) => c.name);
-    expect(names).toEqual(expect.arrayContaining(["raw fetch + res.json()", "raw fetch + res.json(), with a 30 s timeout signal", "undici.request (lower bound)", "openapi-fetch", "axios", "ky", "fdxkit consents.get", "fdxkit consents.get, validateResponses"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "raw fetch + res.json()",
+        "raw fetch + res.json(), with a 30 s timeout signal",
+        "undici.request (lower bound)",
+        "openapi-fetch",
+        "axios",
+        "ky",
+        "fdxkit consents.get",
+        "fdxkit consents.get, validateResponses",
+      ]),
+    );
     for (const c of results.overhead.contenders) {
-      expect(c).toMatchObject({ medianUs: positive, p99Us: positive, medianRatio: positive, pooledMedianRatio: positive, vsTimeoutSignal: positive, p99Ratio: positive, cpuUs: positive, cpuRatio: positive, concurrentRps: positive, concurrentRatio: positive });
+      expect(c).toMatchObject({
+        medianUs: positive,
+        p99Us: positive,
+        medianRatio: positive,
+        pooledMedianRatio: positive,
+        vsTimeoutSignal: positive,
+        p99Ratio: positive,
+        cpuUs: positive,
+        cpuRatio: positive,
+        concurrentRps: positive,
+        concurrentRatio: positive,
+      });
       expect(c.p99Us).toBeGreaterThanOrEqual(c.medianUs);
     }
     const baseline = results.overhead.contenders.find((c: { baseline: boolean }) => c.baseline);
     expect(baseline).toMatchObject({ medianRatio: 1, pooledMedianRatio: 1, cpuRatio: 1, concurrentRatio: 1 });
     expect(results.overhead.contenders.find((c: { name: string }) => c.name.includes("timeout signal")).vsTimeoutSignal).toBe(1);
 
-    expect(results.pagination).toMatchObject({ handLoopMs: positive, handLoopSignalMs: positive, sdkMs: positive, nodeHttpMs: positive, ratio: positive, pooledRatio: positive, signalRatio: positive, vsTimeoutSignal: positive, nodeHttpRatio: positive, vsNodeHttp: positive });
+    expect(results.pagination).toMatchObject({
+      handLoopMs: positive,
+      handLoopSignalMs: positive,
+      sdkMs: positive,
+      nodeHttpMs: positive,
+      ratio: positive,
+      pooledRatio: positive,
+      signalRatio: positive,
+      vsTimeoutSignal: positive,
+      nodeHttpRatio: positive,
+      vsNodeHttp: positive,
+    });
     expect(results.pagination.statements).toBe(results.pagination.pages * results.pagination.perPage);
     expect(results.pagination.slowConsumer).toMatchObject({ sequentialMs: positive, prefetchMs: positive, speedup: positive });
 
     expect(results.download.scenarios).toHaveLength(6);
     for (const s of results.download.scenarios) {
-      expect(s).toMatchObject({ ms: positive, vsFetch: positive, vsHttp: positive, rssRiseMiB: expect.any(Number), heldRiseMiB: expect.any(Number), coldRssRiseMiB: expect.any(Number) });
+      expect(s).toMatchObject({
+        ms: positive,
+        vsFetch: positive,
+        vsHttp: positive,
+        rssRiseMiB: expect.any(Number),
+        heldRiseMiB: expect.any(Number),
+        coldRssRiseMiB: expect.any(Number),
+      });
       expect(s.chunks).toBeGreaterThan(0);
     }
 
-    expect(results.bundle.entries.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(["@fdxkit/client", "openapi-fetch", "ky", "axios", "@octokit/core"]));
+    expect(results.bundle.entries.map((e: { name: string }) => e.name)).toEqual(
+      expect.arrayContaining(["@fdxkit/client", "openapi-fetch", "ky", "axios", "@octokit/core"]),
+    );
     for (const e of results.bundle.entries) {
       expect(e.gzipBytes).toBeGreaterThan(0);
       expect(e.nodeBuiltins).toEqual([]);
@@ -59,7 +101,8 @@ describe("bench harness, smoke mode", () => {
 
     expect(results.export).toMatchObject({ accounts: 1, requests: positive, boundMs: positive });
     expect(results.export.contenders).toHaveLength(3);
-    for (const c of results.export.contenders) expect(c).toMatchObject({ exportMs: positive, wallMs: positive, efficiency: positive, failed: expect.any(Number) });
+    for (const c of results.export.contenders)
+      expect(c).toMatchObject({ exportMs: positive, wallMs: positive, efficiency: positive, failed: expect.any(Number) });
     // Smoke runs Node only (no runtime installed); the full run adds Bun, Deno, workerd and edge-runtime.
     expect(results.webhooks.runtimes).toEqual([
       expect.objectContaining({ runtime: "node", version: `Node ${process.versions.node}`, bareRps: positive, sdkRps: positive, ratio: positive }),
@@ -72,7 +115,8 @@ describe("bench harness, smoke mode", () => {
 
     expect(results.connections).toMatchObject({ calls: positive, storeReadsDuringTimedCalls: expect.any(Number) });
     expect(results.connections.contenders.map((c: { name: string }) => c.name)).toEqual(["static id token (a string)", "connections.token(id), memory store"]);
-    for (const c of results.connections.contenders) expect(c).toMatchObject({ medianUs: positive, medianRatio: positive, pooledMedianRatio: positive, cpuUs: positive, cpuRatio: positive });
+    for (const c of results.connections.contenders)
+      expect(c).toMatchObject({ medianUs: positive, medianRatio: positive, pooledMedianRatio: positive, cpuUs: positive, cpuRatio: positive });
     // Needs a real PostgreSQL (Debian's package, as @fdxkit/postgres's tests); without one the section says it did not run.
     expect(results.storeSeal.contenders.map((c: { name: string }) => c.name)).toEqual(["memory store", "encryptConnectionStore over memory"]);
     for (const c of results.storeSeal.contenders) expect(c).toMatchObject({ writeUs: positive, readUs: positive, refreshUs: positive, writeRatio: positive });
@@ -81,14 +125,23 @@ describe("bench harness, smoke mode", () => {
     const refresh = results.connectionsRefresh;
     if (refresh.skipped) expect(refresh.skipped).toEqual(expect.any(String));
     else {
-      expect(refresh).toMatchObject({ connections: 20, processes: 2, wallMs: positive, idpRefreshes: positive, refreshesPerConnection: positive, conflicts: expect.any(Number), failedCalls: expect.any(Number) });
+      expect(refresh).toMatchObject({
+        connections: 20,
+        processes: 2,
+        wallMs: positive,
+        idpRefreshes: positive,
+        refreshesPerConnection: positive,
+        conflicts: expect.any(Number),
+        failedCalls: expect.any(Number),
+      });
       expect(refresh.crashWindowMs).toMatchObject({ samples: refresh.idpRefreshes, median: positive, p99: positive, max: positive });
     }
 
     // The CLI's embedded store: one run of each figure; postgres:// only where a server can be started.
     const store = results.cliStore;
     expect(store.list.embedded).toMatchObject({ samples: 1, medianMs: positive });
-    if (typeof store.list.postgres !== "string") expect(store.list).toMatchObject({ postgres: { samples: 1, medianMs: positive }, addedMs: expect.any(Number) });
+    if (typeof store.list.postgres !== "string")
+      expect(store.list).toMatchObject({ postgres: { samples: 1, medianMs: positive }, addedMs: expect.any(Number) });
     expect(store.newStore).toMatchObject({ samples: 1, medianMs: positive });
     expect(store.memory.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
     expect(store.existingDir.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
@@ -101,7 +154,21 @@ describe("bench harness, smoke mode", () => {
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
-    for (const heading of ["# Benchmarks", "## Targets", "## Per-call overhead", "## Pagination", "## Download", "## Browser bundle size", "## Cold import time", "## Bulk export against a rate limit", "## Webhook receive throughput, mutual TLS vs plain TLS", "## Connections: the token function on the hot path", "## Connections: refreshed by several processes on PostgreSQL", "## The CLI's embedded store: start-up", "## One rate budget per provider, shared by every process"]) {
+    for (const heading of [
+      "# Benchmarks",
+      "## Targets",
+      "## Per-call overhead",
+      "## Pagination",
+      "## Download",
+      "## Browser bundle size",
+      "## Cold import time",
+      "## Bulk export against a rate limit",
+      "## Webhook receive throughput, mutual TLS vs plain TLS",
+      "## Connections: the token function on the hot path",
+      "## Connections: refreshed by several processes on PostgreSQL",
+      "## The CLI's embedded store: start-up",
+      "## One rate budget per provider, shared by every process",
+    ]) {
       expect(markdown).toContain(heading);
     }
     // Every section, the export's child processes included: minutes on a loaded two-core machine.

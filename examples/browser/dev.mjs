@@ -67,7 +67,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   mock products URL: ${example.mock.productsUrl}
   token:             ${example.mock.token}
 Press Ctrl-C to stop.`);
-  const stop = () => example.close().then(() => process.exit(0), () => process.exit(1));
+  const stop = () =>
+    example.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   process.once("SIGHUP", stop);

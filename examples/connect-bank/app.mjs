@@ -115,7 +115,8 @@ export function createConnectBankApp({ client, auth, connections, connector, pub
     },
 
     "POST /connect": async (req, res, s) => {
-      if (!(await csrfOk(req, s))) return sendPage(res, 403, "Forbidden", "<p>This form has expired. Go back to the <a href=\"/\">home page</a> and try again.</p>");
+      if (!(await csrfOk(req, s)))
+        return sendPage(res, 403, "Forbidden", '<p>This form has expired. Go back to the <a href="/">home page</a> and try again.</p>');
       const { url, state, nonce, codeVerifier } = await auth.authorizationUrl({ connector });
       // Sealed for this user only: the callback opens it with the user id from its own session cookie.
       const sealed = await sealAuthorization({ state, nonce, codeVerifier }, { connectionId: s.userId, ...loginKeys, ttlMs: LOGIN_TTL_MS });
@@ -134,7 +135,12 @@ export function createConnectBankApp({ client, auth, connections, connector, pub
       } catch (error) {
         // Expired, tampered, sealed with a retired key or for another user: nothing is sent to the IdP.
         if (!(error instanceof FdxAuthError)) throw error;
-        return sendPage(res, 400, "Could not connect", `<p>This bank connection was started too long ago, or in another browser. Start again from the home page.</p>${homeLink()}`);
+        return sendPage(
+          res,
+          400,
+          "Could not connect",
+          `<p>This bank connection was started too long ago, or in another browser. Start again from the home page.</p>${homeLink()}`,
+        );
       }
       try {
         await connections.complete(s.userId, url, pending);
@@ -152,7 +158,8 @@ export function createConnectBankApp({ client, auth, connections, connector, pub
     },
 
     "POST /disconnect": async (req, res, s) => {
-      if (!(await csrfOk(req, s))) return sendPage(res, 403, "Forbidden", "<p>This form has expired. Go back to the <a href=\"/\">home page</a> and try again.</p>");
+      if (!(await csrfOk(req, s)))
+        return sendPage(res, 403, "Forbidden", '<p>This form has expired. Go back to the <a href="/">home page</a> and try again.</p>');
       try {
         await connections.revoke(s.userId);
         leaveNotice(res, "disconnected");
@@ -207,7 +214,8 @@ export function createConnectBankApp({ client, auth, connections, connector, pub
   async function download(_req, res, s, accountId, statementId, url) {
     const connection = await connections.get(s.userId);
     // Only the accounts this user shared: the ids come from the URL, so anyone can type them.
-    if (connection?.status !== "active" || !connection.accounts.includes(accountId)) return sendPage(res, 404, "Not found", `<p>No such statement.</p>${homeLink()}`);
+    if (connection?.status !== "active" || !connection.accounts.includes(accountId))
+      return sendPage(res, 404, "Not found", `<p>No such statement.</p>${homeLink()}`);
     const abort = new AbortController();
     res.once("close", () => abort.abort());
     const user = client.withOptions({ token: connections.token(s.userId) });
@@ -308,7 +316,9 @@ function statementTable(accountId, statements) {
   const rows = statements.map((statement) => {
     const date = (statement.statementDate ?? "").slice(0, 10);
     const available = statement.status === "AVAILABLE" && statement.statementId;
-    const href = available ? `/accounts/${encodeURIComponent(accountId)}/statements/${encodeURIComponent(statement.statementId ?? "")}?date=${encodeURIComponent(date)}` : "";
+    const href = available
+      ? `/accounts/${encodeURIComponent(accountId)}/statements/${encodeURIComponent(statement.statementId ?? "")}?date=${encodeURIComponent(date)}`
+      : "";
     const link = available ? `<a href="${escapeHtml(href)}" download>PDF</a>` : `<span class="muted">${escapeHtml(statement.status ?? "unavailable")}</span>`;
     return `<tr><td>${escapeHtml(date)}</td><td>${escapeHtml(statement.description ?? "")}</td><td>${link}</td></tr>`;
   });

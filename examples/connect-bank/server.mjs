@@ -77,14 +77,28 @@ export async function startConnectBank({ port = 0, host = "127.0.0.1", env = pro
     }
     // Every call has a user waiting on a page: providers that prioritise by FDX-API-Actor-Type serve it first.
     const client = createClient({ baseUrl: config.baseUrl, productsUrl: config.productsUrl, token: config.token, actorType: "user" });
-    const auth = createAuthClient({ issuer: config.issuer, clientId: config.clientId, clientSecret: config.clientSecret, redirectUri: `${publicUrl}/callback` });
+    const auth = createAuthClient({
+      issuer: config.issuer,
+      clientId: config.clientId,
+      clientSecret: config.clientSecret,
+      redirectUri: `${publicUrl}/callback`,
+    });
     const shared = await sharedState(env);
     closeShared = shared.close;
     const connections = createConnections({ auth, store: shared.store });
     const webhooks = createWebhookListener({ client, connections, dedupe: shared.dedupe });
     server.on(
       "request",
-      createConnectBankApp({ client, auth, connections, connector: config.connector, publicUrl, sessionSecret: shared.sessionSecret, loginKeys: shared.loginKeys, webhooks }),
+      createConnectBankApp({
+        client,
+        auth,
+        connections,
+        connector: config.connector,
+        publicUrl,
+        sessionSecret: shared.sessionSecret,
+        loginKeys: shared.loginKeys,
+        webhooks,
+      }),
     );
     return {
       url: `${publicUrl}/`,
@@ -173,7 +187,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (new URL(app.url).origin !== app.listening) console.log(`  this instance listens on ${app.listening}`);
   if (app.mock && sandbox) console.log(`  sandbox IdP ${app.mock.idpUrl}: sign in as ${sandbox.username} / ${sandbox.password}`);
   console.log("Press Ctrl-C to stop.");
-  const stop = () => app.close().then(() => process.exit(0), () => process.exit(1));
+  const stop = () =>
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 }

@@ -32,15 +32,25 @@ const unescapeHtml = (text) => text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity
 function readForm(html, pageUrl) {
   const action = /<form method="post" action="([^"]*)">/.exec(html);
   check(action, `no form on the page: ${html.slice(0, 200)}`);
-  const inputs = (type) => [...html.matchAll(new RegExp(`<input type="${type}"[^>]* name="([^"]*)" value="([^"]*)"`, "g"))].map(([, n, v]) => [unescapeHtml(n), unescapeHtml(v)]);
-  return { action: new URL(unescapeHtml(action[1]), pageUrl).href, hidden: inputs("hidden"), accounts: inputs("checkbox").filter(([n]) => n === "accounts").map(([, v]) => v) };
+  const inputs = (type) =>
+    [...html.matchAll(new RegExp(`<input type="${type}"[^>]* name="([^"]*)" value="([^"]*)"`, "g"))].map(([, n, v]) => [unescapeHtml(n), unescapeHtml(v)]);
+  return {
+    action: new URL(unescapeHtml(action[1]), pageUrl).href,
+    hidden: inputs("hidden"),
+    accounts: inputs("checkbox")
+      .filter(([n]) => n === "accounts")
+      .map(([, v]) => v),
+  };
 }
 
 // The IdP binds its forms to the browser that opened them (a cookie checked with the form's ticket): keep its
 // cookies as a browser does.
 const jar = new Map();
 function remember(response) {
-  const lines = typeof response.headers.getSetCookie === "function" ? response.headers.getSetCookie() : (response.headers.get("set-cookie") ?? "").split(/,(?=\s*[^;=\s]+=)/);
+  const lines =
+    typeof response.headers.getSetCookie === "function"
+      ? response.headers.getSetCookie()
+      : (response.headers.get("set-cookie") ?? "").split(/,(?=\s*[^;=\s]+=)/);
   for (const line of lines) {
     const pair = line.split(";")[0];
     const at = pair.indexOf("=");
@@ -127,7 +137,10 @@ export async function runAuthSteps(config) {
     check(url.href.startsWith(idpUrl), `authorization endpoint ${url.origin}${url.pathname} is not the IdP's`);
     check(q.get("response_type") === "code" && q.get("client_id") === clientId && q.get("redirect_uri") === REDIRECT_URI, `query ${q}`);
     check(q.get("code_challenge_method") === "S256" && /^[A-Za-z0-9_-]{43}$/.test(q.get("code_challenge") ?? ""), "no PKCE S256 challenge");
-    check(q.get("state") === request.state && q.get("nonce") === request.nonce && request.state.length >= 22 && request.nonce.length >= 22, "state or nonce missing or short");
+    check(
+      q.get("state") === request.state && q.get("nonce") === request.nonce && request.state.length >= 22 && request.nonce.length >= 22,
+      "state or nonce missing or short",
+    );
     check(/^[A-Za-z0-9._~-]{43,128}$/.test(request.codeVerifier), "code verifier out of RFC 7636's alphabet or length");
     return `issuer ${issuer}, ${url.origin}${url.pathname}`;
   });
@@ -152,7 +165,10 @@ export async function runAuthSteps(config) {
     check(approved.status === 302 || approved.status === 303, `the approval answered ${approved.status}, not a redirect`);
     callbackUrl = approved.headers.get("location");
     const back = new URL(callbackUrl);
-    check(`${back.origin}${back.pathname}` === REDIRECT_URI && back.searchParams.get("state") === request.state && back.searchParams.has("code"), "the redirect is not the callback with code and state");
+    check(
+      `${back.origin}${back.pathname}` === REDIRECT_URI && back.searchParams.get("state") === request.state && back.searchParams.has("code"),
+      "the redirect is not the callback with code and state",
+    );
     return `signed in as ${username}, approved ${granted} of ${second.accounts.length} accounts, redirected to ${back.origin}${back.pathname}`;
   });
 
@@ -179,7 +195,9 @@ export async function runAuthSteps(config) {
 
   const user = () => service.withOptions({ token: connections.token(CONNECTION_ID) });
   const readAsUser = async () => {
-    const statements = await user().statements.list({ providerId: connection.connector ?? config.providerId, accountId: granted, limit: 5 }).toArray({ max: 5 });
+    const statements = await user()
+      .statements.list({ providerId: connection.connector ?? config.providerId, accountId: granted, limit: 5 })
+      .toArray({ max: 5 });
     check(statements.length > 0, `no statements of ${granted}`);
     return statements.length;
   };

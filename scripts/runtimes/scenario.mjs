@@ -177,7 +177,10 @@ export async function runScenario(config, receiver = createReceiver()) {
     const id = created.subscriptionId;
     check(typeof id === "string" && id.length > 0, "no subscriptionId");
     check((await client.subscriptions.get(id)).callbackUrl === callbackUrl, "get: wrong callbackUrl");
-    check((await client.subscriptions.list()).some((s) => s.subscriptionId === id), "list: missing");
+    check(
+      (await client.subscriptions.list()).some((s) => s.subscriptionId === id),
+      "list: missing",
+    );
     const updated = await client.subscriptions.update(id, { callbackUrl: `${callbackUrl}/2` });
     check(updated.callbackUrl === `${callbackUrl}/2`, "update: callbackUrl unchanged");
     await client.subscriptions.delete(id);
@@ -231,7 +234,10 @@ export async function runScenario(config, receiver = createReceiver()) {
     const sealed = await sealAuthorization(pending, { connectionId: "matrix-user", keys, current: "k1" });
     check(/^v1\.k1\.[A-Za-z0-9_-]+$/.test(sealed) && sealed.length <= 1024, `sealed as ${sealed.length} characters, not one base64url string of at most 1 KiB`);
     const opened = await openAuthorization(sealed, { connectionId: "matrix-user", keys });
-    check(opened.state === pending.state && opened.nonce === pending.nonce && opened.codeVerifier === pending.codeVerifier, "the opened values differ from the sealed ones");
+    check(
+      opened.state === pending.state && opened.nonce === pending.nonce && opened.codeVerifier === pending.codeVerifier,
+      "the opened values differ from the sealed ones",
+    );
     let refused;
     try {
       await openAuthorization(sealed, { connectionId: "another-user", keys });

@@ -154,7 +154,11 @@ it.skipIf(skip)("a login started on A completes on B; B hears of the revocation 
 
   // The same delivery again — redelivered to B, and posted to A — is handled once across both (shared claims).
   await mock.redeliver(delivery!.notificationId);
-  const toA = await fetch(`${a.url}/webhooks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(delivery!.notification) });
+  const toA = await fetch(`${a.url}/webhooks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(delivery!.notification),
+  });
   expect(toA.status).toBe(200);
   expect([...a.output, ...b.output].filter((line) => line.startsWith("webhook "))).toHaveLength(1);
 

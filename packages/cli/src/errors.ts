@@ -1,13 +1,4 @@
-import {
-  FdxAbortError,
-  FdxApiError,
-  FdxConnectionError,
-  FdxError,
-  FdxLinkError,
-  FdxResponseError,
-  FdxValidationError,
-  FdxWebhookError,
-} from "@fdxkit/client";
+import { FdxAbortError, FdxApiError, FdxConnectionError, FdxError, FdxLinkError, FdxResponseError, FdxValidationError, FdxWebhookError } from "@fdxkit/client";
 import { FdxAuthError, FdxReauthorizationRequiredError } from "@fdxkit/client/auth";
 import { CommanderError } from "commander";
 import { printable } from "./text.js";
@@ -93,7 +84,8 @@ export function exitCodeFor(error: unknown, tokenUrl?: string): ExitCode {
   if (error instanceof UsageError || error instanceof FdxValidationError) return ExitCode.Usage;
   if (error instanceof FdxAbortError) return ExitCode.Interrupted;
   // The IdP refused (a spent grant, bad client credentials), or the user must connect again.
-  if (error instanceof FdxAuthError || error instanceof FdxReauthorizationRequiredError) return error instanceof FdxAuthError && error.error === "access_denied" ? ExitCode.Failure : ExitCode.Auth;
+  if (error instanceof FdxAuthError || error instanceof FdxReauthorizationRequiredError)
+    return error instanceof FdxAuthError && error.error === "access_denied" ? ExitCode.Failure : ExitCode.Auth;
   if (error instanceof FdxConnectionError) return ExitCode.Network;
   if (error instanceof FdxApiError) {
     if (tokenUrl !== undefined && sameUrl(error.url, tokenUrl)) return ExitCode.Auth;

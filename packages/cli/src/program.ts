@@ -28,7 +28,10 @@ export function buildProgram(state: RunState): FdxCommand {
     .option("--issuer <url>", `end users' identity provider (OpenID Connect issuer), for connect and connections (env ${ENV.issuer})`)
     .option("--client-secret-file <file>", `a file holding the client secret (keeps it out of the process list)`)
     .option("--store <url-or-dir>", `where connections are kept: a postgres:// URL or a directory (env ${ENV.store}; default $XDG_DATA_HOME/fdxkit)`)
-    .option("--plaintext-store", "keep end users' tokens unencrypted in the store (default: sealed with FDXKIT_ENCRYPTION_KEY, else a key in $XDG_CONFIG_HOME/fdxkit/key)")
+    .option(
+      "--plaintext-store",
+      "keep end users' tokens unencrypted in the store (default: sealed with FDXKIT_ENCRYPTION_KEY, else a key in $XDG_CONFIG_HOME/fdxkit/key)",
+    )
     .option("--allow-insecure-callback-urls", "permit http:// callback URLs to localhost, 127.0.0.1 and [::1] (local development)")
     .option("--max-retries <n>", "retries after a failed attempt (default 2)")
     .option("--timeout <ms>", "per-attempt timeout in milliseconds, until response headers (default 30000)")
@@ -64,10 +67,7 @@ Exit codes: 0 ok, 1 failure, 2 usage/validation, 3 authentication, 4 not found,
 }
 
 /** Runs the CLI on `argv` (without node and script) and resolves with the exit code. */
-export async function run(
-  argv: readonly string[],
-  io: { env?: Record<string, string | undefined>; stdout?: Sink; stderr?: Sink } = {},
-): Promise<number> {
+export async function run(argv: readonly string[], io: { env?: Record<string, string | undefined>; stdout?: Sink; stderr?: Sink } = {}): Promise<number> {
   const env = io.env ?? process.env;
   const output = new Output({ json: argv.includes("--json"), stdout: io.stdout, stderr: io.stderr });
   // Known before parsing, so that even a usage error never echoes a secret.

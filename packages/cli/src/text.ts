@@ -3,7 +3,8 @@
 // and APC (up to ST), and any other two-byte ESC sequence. An unterminated
 // string command is cut to the end of the text, as a terminal would swallow it.
 // biome-ignore-start lint/suspicious/noControlCharactersInRegex: matching control sequences is what this pattern is for
-const SEQUENCES = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+const SEQUENCES =
+  /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
 // biome-ignore-end lint/suspicious/noControlCharactersInRegex: the pattern above
 // C0 and C1 controls but newline and tab, and the bidirectional formatting
 // characters (the Arabic letter mark, LRM/RLM, the embeddings and overrides

@@ -27,10 +27,24 @@ describe("subscriptions", () => {
     const receiver = await startServer((_req, res) => res.end());
     try {
       const created = await json<{ subscriptionId: string }>([
-        "subscriptions", "create", "--category", "CONSENT", "--type", "CONSENT_REVOKED",
-        "--callback-url", `${receiver.url}/hooks`, "--allow-insecure-callback-urls", "--callback-email", "ops@example.com",
+        "subscriptions",
+        "create",
+        "--category",
+        "CONSENT",
+        "--type",
+        "CONSENT_REVOKED",
+        "--callback-url",
+        `${receiver.url}/hooks`,
+        "--allow-insecure-callback-urls",
+        "--callback-email",
+        "ops@example.com",
       ]);
-      expect(created.data).toMatchObject({ category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: `${receiver.url}/hooks`, callbackEmail: "ops@example.com" });
+      expect(created.data).toMatchObject({
+        category: "CONSENT",
+        type: "CONSENT_REVOKED",
+        callbackUrl: `${receiver.url}/hooks`,
+        callbackEmail: "ops@example.com",
+      });
       const id: string = created.data.subscriptionId;
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(mock.subscriptions.map((s) => s.subscriptionId)).toEqual([id]);
@@ -71,7 +85,17 @@ describe("subscriptions", () => {
   });
 
   it("an http callback without --allow-insecure-callback-urls is a validation error (exit 2) and sends nothing", async () => {
-    const result = await runCli(["subscriptions", "create", "--category", "CONSENT", "--type", "CONSENT_UPDATED", "--callback-url", "http://localhost:9/x", ...flags]);
+    const result = await runCli([
+      "subscriptions",
+      "create",
+      "--category",
+      "CONSENT",
+      "--type",
+      "CONSENT_UPDATED",
+      "--callback-url",
+      "http://localhost:9/x",
+      ...flags,
+    ]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe("error: invalid input\n  --callback-url: must be an absolute https: URL\n");
@@ -151,7 +175,18 @@ describe("statements list", () => {
   });
 
   it("--from/--to take whole days (inclusive) and --limit caps the count", async () => {
-    const range = await json<{ statementDate: string; status: string }[]>(["statements", "list", "--provider", provider(), "--account", "ACC-1003", "--from", "2025-06-30", "--to", "2025-08-31"]);
+    const range = await json<{ statementDate: string; status: string }[]>([
+      "statements",
+      "list",
+      "--provider",
+      provider(),
+      "--account",
+      "ACC-1003",
+      "--from",
+      "2025-06-30",
+      "--to",
+      "2025-08-31",
+    ]);
     expect(range.data.map((s) => s.statementDate.slice(0, 10))).toEqual(["2025-08-31", "2025-07-31", "2025-06-30"]);
     expect(range.data[0]!.status).toBe("FAILED");
     const limited = await json(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--limit", "5"]);
@@ -175,7 +210,19 @@ describe("statements list", () => {
     const badDate = await runCli(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--from", "2025-02-30", ...flags]);
     expect(badDate.code).toBe(2);
     expect(badDate.stderr).toMatch(/^error: --from: must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time .*\(got "2025-02-30"\)\n/);
-    const wide = await runCli(["statements", "list", "--provider", provider(), "--account", "ACC-1001", "--from", "2020-01-01", "--to", "2025-01-01", ...flags]);
+    const wide = await runCli([
+      "statements",
+      "list",
+      "--provider",
+      provider(),
+      "--account",
+      "ACC-1001",
+      "--from",
+      "2020-01-01",
+      "--to",
+      "2025-01-01",
+      ...flags,
+    ]);
     expect(wide.code).toBe(2);
     expect(wide.stderr).toContain("FDX code 703");
   });
@@ -266,15 +313,33 @@ describe("errors in the command's terms", () => {
 
   it("date flags are named as typed, for list and export alike, never as startTime/endTime", async () => {
     const cases: [string[], RegExp][] = [
-      [["statements", "list", "--provider", "p", "--account", "a", "--from", "yesterday"], /^error: --from: must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/],
+      [
+        ["statements", "list", "--provider", "p", "--account", "a", "--from", "yesterday"],
+        /^error: --from: must be a date \(YYYY-MM-DD\) or an ISO 8601 date-time/,
+      ],
       [["statements", "list", "--provider", "p", "--account", "a", "--from", "2025-07-01", "--to", "2025-06-30"], /^error: --from: must not be after --to/],
       [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--to", "2025-13-40"], /^error: --to: must be a date/],
-      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--from", "2030-01-01"], /^error: --from: must not be after --to .*--to defaults to now/],
-      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--shard", "3/2"], /^error: --shard: must be I\/N with 1 <= I <= N/],
-      [["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--concurrency", "0"], /^error: --concurrency must be an integer >= 1/],
-      [["statements", "export", "--provider", "p", "--out", "/nonexistent/never"], /^error: give the accounts to export: --account ID \(repeatable\) or --accounts-file FILE/],
+      [
+        ["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--from", "2030-01-01"],
+        /^error: --from: must not be after --to .*--to defaults to now/,
+      ],
+      [
+        ["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--shard", "3/2"],
+        /^error: --shard: must be I\/N with 1 <= I <= N/,
+      ],
+      [
+        ["statements", "export", "--provider", "p", "--account", "a", "--out", "/nonexistent/never", "--concurrency", "0"],
+        /^error: --concurrency must be an integer >= 1/,
+      ],
+      [
+        ["statements", "export", "--provider", "p", "--out", "/nonexistent/never"],
+        /^error: give the accounts to export: --account ID \(repeatable\) or --accounts-file FILE/,
+      ],
       [["statements", "list", "--provider", provider(), "--account", ".."], /^error: invalid input\n {2}--account: must not be "\." or "\.\."\n$/],
-      [["subscriptions", "create", "--category", "NOPE", "--type", "SERVICE", "--callback-url", "https://example.com/x", "--effective-date", "2025-02-30"], /^error: invalid input\n {2}--category: must be one of .*\n {2}--effective-date: must be a real date \(YYYY-MM-DD\)\n$/],
+      [
+        ["subscriptions", "create", "--category", "NOPE", "--type", "SERVICE", "--callback-url", "https://example.com/x", "--effective-date", "2025-02-30"],
+        /^error: invalid input\n {2}--category: must be one of .*\n {2}--effective-date: must be a real date \(YYYY-MM-DD\)\n$/,
+      ],
     ];
     for (const [args, expected] of cases) {
       const result = await runCli([...args, ...flags]);
@@ -313,11 +378,28 @@ describe("errors in the command's terms", () => {
     try {
       const text = await runCli(["consents", "get", "c", "--base-url", server.url, "--token", TOKEN]);
       expect(text.code).toBe(4);
-      expect(text.stderr).toBe(`error: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n  request: GET ${server.url}/consents/v1/c\n`);
+      expect(text.stderr).toBe(
+        `error: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n  request: GET ${server.url}/consents/v1/c\n`,
+      );
 
-      const exported = await runCli(["statements", "export", "--provider", "p", "--account", "a", "--out", `${tmpdir()}/fdxkit-never-${process.pid}`, "--base-url", server.url, "--token", TOKEN]);
+      const exported = await runCli([
+        "statements",
+        "export",
+        "--provider",
+        "p",
+        "--account",
+        "a",
+        "--out",
+        `${tmpdir()}/fdxkit-never-${process.pid}`,
+        "--base-url",
+        server.url,
+        "--token",
+        TOKEN,
+      ]);
       expect(exported.code).toBe(4);
-      expect(exported.stderr).toContain("a: the statement list could not be read\nerror: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n");
+      expect(exported.stderr).toContain(
+        "a: the statement list could not be read\nerror: no such consent here (HTTP 404, FDX code 701)\n  debugMessage: line error: forged line\n",
+      );
       expect(exported.stdout).toMatch(/^Export incomplete: the statement list of 1 account\(s\) could not be read/);
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the assertion is that no control character is left
       for (const out of [exported.stdout, exported.stderr, text.stdout]) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

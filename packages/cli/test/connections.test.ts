@@ -95,7 +95,10 @@ describe("connect → export → revoked at the bank → export → revoke", () 
         `error: the stored connections do not decrypt with the key file ${keyFile}: set FDXKIT_ENCRYPTION_KEY to the key they were written with (The idToken of connection "sandbox-bank:user_good" does not decrypt: a wrong key, or the value or its row was changed (a column edited, or an older value written back))\n`,
     );
     const plain = await runCli(["connections", "refresh", "sandbox-bank:user_good", "--plaintext-store"], envFor(store()));
-    expect(plain).toMatchObject({ code: 2, stderr: "error: the stored connections are encrypted: set FDXKIT_ENCRYPTION_KEY to the key they were written with\n" });
+    expect(plain).toMatchObject({
+      code: 2,
+      stderr: "error: the stored connections are encrypted: set FDXKIT_ENCRYPTION_KEY to the key they were written with\n",
+    });
   });
 
   it("statements export --connections saves each account's statements with the user's own token", async () => {
@@ -111,7 +114,9 @@ describe("connect → export → revoked at the bank → export → revoke", () 
   });
 
   it("after the user revokes at the bank, the export reports the connection and skips it (exit 0)", async () => {
-    const list = JSON.parse((await runCli(["connections", "list", "--json"], envFor(store(), { FDXKIT_ENCRYPTION_KEY: KEY }))).stdout) as { consentId: string }[];
+    const list = JSON.parse((await runCli(["connections", "list", "--json"], envFor(store(), { FDXKIT_ENCRYPTION_KEY: KEY }))).stdout) as {
+      consentId: string;
+    }[];
     await mock.revokeConsent(list[0]!.consentId);
     const before = mock.authStats();
     const out = path.join(dir, "export-2");
@@ -190,14 +195,18 @@ describe("configuration errors", () => {
 
   it("a bad encryption key is refused before anything is read", async () => {
     const result = await runCli(["connections", "list"], envFor(path.join(dir, "badkey"), { FDXKIT_ENCRYPTION_KEY: "k1:c2hvcnQ=" }));
-    expect(result).toMatchObject({ code: 2, stderr: "error: FDXKIT_ENCRYPTION_KEY: each key must be the base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)\n" });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: "error: FDXKIT_ENCRYPTION_KEY: each key must be the base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)\n",
+    });
   });
 
   it("the IdP client incomplete: names what is missing", async () => {
     const result = await runCli(["connections", "list"], { FDXKIT_STORE: path.join(dir, "none") });
     expect(result).toMatchObject({
       code: 2,
-      stderr: "error: the identity provider's client is not configured: missing --issuer (FDXKIT_ISSUER), --client-id (FDXKIT_CLIENT_ID), --client-secret-file (FDXKIT_CLIENT_SECRET)\n",
+      stderr:
+        "error: the identity provider's client is not configured: missing --issuer (FDXKIT_ISSUER), --client-id (FDXKIT_CLIENT_ID), --client-secret-file (FDXKIT_CLIENT_SECRET)\n",
     });
   });
 

@@ -49,7 +49,12 @@ async function walk(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries
     .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(root.length + 1).split("\\").join("/"))
+    .map((e) =>
+      join(e.parentPath, e.name)
+        .slice(root.length + 1)
+        .split("\\")
+        .join("/"),
+    )
     .sort();
 }
 
@@ -128,10 +133,17 @@ describe("statements export: one account", () => {
     // One manifest line per saved statement, each matching its file.
     const entries = await expectManifestMatchesFiles(dir);
     expect(entries.map((e) => e.file).sort()).toEqual(files.names);
-    for (const e of entries) expect(e).toMatchObject({ accountId: ACCOUNT, statementId: expect.stringMatching(/^stmt:ACC-1003\|/), statementDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    for (const e of entries)
+      expect(e).toMatchObject({
+        accountId: ACCOUNT,
+        statementId: expect.stringMatching(/^stmt:ACC-1003\|/),
+        statementDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      });
 
     // Byte for byte what the service serves.
-    const [september] = await client().statements.list({ providerId: "sandbox-bank", accountId: ACCOUNT, startTime: "2026-09-30", endTime: "2026-09-30T23:59:59Z" }).toArray();
+    const [september] = await client()
+      .statements.list({ providerId: "sandbox-bank", accountId: ACCOUNT, startTime: "2026-09-30", endTime: "2026-09-30T23:59:59Z" })
+      .toArray();
     const entry = entries.find((e) => e.statementId === september!.statementId)!;
     expect((await readFile(join(dir, entry.file))).equals(await mockPdf(september!.links![0]!.href))).toBe(true);
 
@@ -166,7 +178,13 @@ describe("statements export: one account", () => {
     await writeFile(join(dir, truncated!.file), "%PDF-1.7 short\n%%EOF\n");
     // An operator's file where a statement goes, and a manifest that lost its line (a run killed after the rename).
     await writeFile(join(dir, unrecorded!.file), "%PDF-1.7 placeholder kept by the operator\n%%EOF\n");
-    await writeFile(join(dir, "manifest.jsonl"), entries.filter((e) => e !== unrecorded).map((e) => `${JSON.stringify(e)}\n`).join(""));
+    await writeFile(
+      join(dir, "manifest.jsonl"),
+      entries
+        .filter((e) => e !== unrecorded)
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(""),
+    );
 
     const result = await runCli(exportArgs(mock, "--json"));
     expect(result.code).toBe(0);
@@ -322,7 +340,12 @@ describe("statements export: one account", () => {
     const resumed = await runCli(exportArgs(mock, "--json"));
     expect(resumed.code).toBe(0);
     const summary = JSON.parse(resumed.stdout);
-    expect(summary).toMatchObject({ downloaded: AVAILABLE - run.servedInFull, alreadyPresent: run.servedInFull, removedPartFiles: run.parts.length, failed: [] });
+    expect(summary).toMatchObject({
+      downloaded: AVAILABLE - run.servedInFull,
+      alreadyPresent: run.servedInFull,
+      removedPartFiles: run.parts.length,
+      failed: [],
+    });
     const files = await inspect(dir);
     expect(files.hidden).toEqual([]);
     expect(files.incomplete).toEqual([]);
@@ -422,7 +445,20 @@ describe("statements export: one account", () => {
 describe("statements export: many accounts", () => {
   it("two accounts with no --from/--to: two years up to now, each account in its own directory", async () => {
     const accounts = ["ACC-1001", "ACC-1002"];
-    const result = await runCli(["statements", "export", "--provider", "sandbox-bank", "--account", accounts[0]!, "--account", accounts[1]!, "--out", dir, ...mockFlags(mock), "--json"]);
+    const result = await runCli([
+      "statements",
+      "export",
+      "--provider",
+      "sandbox-bank",
+      "--account",
+      accounts[0]!,
+      "--account",
+      accounts[1]!,
+      "--out",
+      dir,
+      ...mockFlags(mock),
+      "--json",
+    ]);
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout);
     // The default range: --to is now, --from two years before it.
@@ -453,7 +489,22 @@ describe("statements export: many accounts", () => {
     try {
       const out = join(dir, "out");
       // 2021-10-31 → the windows' edges fall on October 31, 00:00 UTC: a seeded statement's date (2025-10-31).
-      const result = await runCli(["statements", "export", "--provider", "sandbox-bank", "--accounts-file", accountsFile, "--from", "2021-10-31", "--to", "2026-10-31", "--out", out, ...mockFlags(mock), "--json"]);
+      const result = await runCli([
+        "statements",
+        "export",
+        "--provider",
+        "sandbox-bank",
+        "--accounts-file",
+        accountsFile,
+        "--from",
+        "2021-10-31",
+        "--to",
+        "2026-10-31",
+        "--out",
+        out,
+        ...mockFlags(mock),
+        "--json",
+      ]);
       const summary = JSON.parse(result.stdout);
       expect(result.code, result.stderr).toBe(0);
       expect(summary.windows.length).toBeGreaterThanOrEqual(5);
@@ -475,8 +526,17 @@ describe("statements export: many accounts", () => {
         const unique = new Map(listed.map((s) => [s.statementId, s]));
         edgeListings += listed.length - unique.size;
         // No gaps: every statement any window lists (and the service can serve) is saved.
-        const expected = [...unique.values()].filter(downloadable).map((s) => s.statementId).sort();
-        expect(entries.filter((e) => e.accountId === accountId).map((e) => e.statementId).sort(), accountId).toEqual(expected);
+        const expected = [...unique.values()]
+          .filter(downloadable)
+          .map((s) => s.statementId)
+          .sort();
+        expect(
+          entries
+            .filter((e) => e.accountId === accountId)
+            .map((e) => e.statementId)
+            .sort(),
+          accountId,
+        ).toEqual(expected);
         const account = summary.accounts.find((a: { accountId: string }) => a.accountId === accountId);
         expect(account.listed).toBe(unique.size);
         expect(account.noStatements, accountId).toBe(listed.none);
@@ -494,9 +554,28 @@ describe("statements export: many accounts", () => {
   it("shards 1/2 and 2/2, run at once into one directory, together export the whole, each account once", async () => {
     const accounts = [...seedAccounts(), "ACC-1001 ", "# a comment"].filter((a) => !a.startsWith("#")).map((a) => a.trim());
     const flags = [...new Set(accounts)].flatMap((a) => ["--account", a]);
-    const args = (out: string, ...extra: string[]) => ["statements", "export", "--provider", "sandbox-bank", ...flags, "--from", "2025-01-01", "--to", "2026-10-31", "--out", out, ...mockFlags(mock), "--json", ...extra];
+    const args = (out: string, ...extra: string[]) => [
+      "statements",
+      "export",
+      "--provider",
+      "sandbox-bank",
+      ...flags,
+      "--from",
+      "2025-01-01",
+      "--to",
+      "2026-10-31",
+      "--out",
+      out,
+      ...mockFlags(mock),
+      "--json",
+      ...extra,
+    ];
     const shared = join(dir, "shards");
-    const [one, two, whole] = await Promise.all([runCli(args(shared, "--shard", "1/2")), runCli(args(shared, "--shard", "2/2")), runCli(args(join(dir, "whole")))]);
+    const [one, two, whole] = await Promise.all([
+      runCli(args(shared, "--shard", "1/2")),
+      runCli(args(shared, "--shard", "2/2")),
+      runCli(args(join(dir, "whole"))),
+    ]);
     for (const r of [one, two, whole]) expect(r.code, r.stderr).toBe(0);
     const s1 = JSON.parse(one.stdout);
     const s2 = JSON.parse(two.stdout);
@@ -558,7 +637,19 @@ describe("statements export: many accounts", () => {
 
 describe("statements export: refused credentials", () => {
   it("stop the run at the first list: exit 3, the error, and no summary that could pass for a result", async () => {
-    const result = await runCli(["statements", "export", "--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--out", dir, ...mockFlags(mock, "wrong.token")]);
+    const result = await runCli([
+      "statements",
+      "export",
+      "--provider",
+      "sandbox-bank",
+      "--account",
+      "ACC-1001",
+      "--account",
+      "ACC-1002",
+      "--out",
+      dir,
+      ...mockFlags(mock, "wrong.token"),
+    ]);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^error: .*\(HTTP 401, FDX code 1205\)\n/m);
@@ -572,8 +663,24 @@ describe("statements export: rate limits", () => {
     const limited = await startMockServer({ port: 0, token: TOKEN, rateLimit: { limit: 10, windowMs: 1000 } });
     try {
       const result = await runCli([
-        "statements", "export", "--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002",
-        "--from", "2025-06-01", "--to", "2026-10-31", "--concurrency", "4", "--out", dir, ...mockFlags(limited), "--json",
+        "statements",
+        "export",
+        "--provider",
+        "sandbox-bank",
+        "--account",
+        "ACC-1001",
+        "--account",
+        "ACC-1002",
+        "--from",
+        "2025-06-01",
+        "--to",
+        "2026-10-31",
+        "--concurrency",
+        "4",
+        "--out",
+        dir,
+        ...mockFlags(limited),
+        "--json",
       ]);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout);
@@ -609,7 +716,9 @@ describe("statements export: rate limits", () => {
       expect(summary.rateLimit.pauses).toBeGreaterThanOrEqual(1);
       expect(summary.rateLimit.pauses).toBeLessThanOrEqual(3);
       expect(summary.rateLimit.rateLimited).toBeLessThanOrEqual(8);
-      expect(result.stderr).toMatch(/Rate limited: every worker pauses 1(\.0)? s; concurrency 4 -> 2\nPacing requests: at most \d+ per 1050 ms \(learned from the answers before the 429\)/);
+      expect(result.stderr).toMatch(
+        /Rate limited: every worker pauses 1(\.0)? s; concurrency 4 -> 2\nPacing requests: at most \d+ per 1050 ms \(learned from the answers before the 429\)/,
+      );
       // The pace keeps within the provider's 10 a second.
       expect(summary.rateLimit.pace.requests).toBeGreaterThan(0);
       expect(summary.rateLimit.pace.requests).toBeLessThanOrEqual(10);

@@ -37,7 +37,11 @@ it("listen --json prints each notification the mock posts, and stops cleanly on 
     await mock.idle();
     expect(mock.deliveries().map((d) => d.status)).toEqual(["delivered", "delivered"]);
 
-    const lines = listener.stdout().trimEnd().split("\n").map((line) => JSON.parse(line));
+    const lines = listener
+      .stdout()
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ notificationId: first, category: "CONSENT", type: "CONSENT_REVOKED", notificationPayload: { idType: "CONSENT" } });
     expect(lines[1]).toMatchObject({ notificationId: second, category: "MAINTENANCE", type: "PLANNED_OUTAGE" });

@@ -10,7 +10,20 @@ import { assertBuilt, mockFlags, runCli, startCli } from "./helpers.js";
 
 const LIMIT = { "sandbox-bank": { limit: 10, windowMs: 1000 } };
 // Three months of three accounts: 20 statements and 3 lists, over two seconds at 10 a second.
-const RANGE = ["--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--account", "ACC-1004", "--from", "2026-08-01", "--to", "2026-10-31"];
+const RANGE = [
+  "--provider",
+  "sandbox-bank",
+  "--account",
+  "ACC-1001",
+  "--account",
+  "ACC-1002",
+  "--account",
+  "ACC-1004",
+  "--from",
+  "2026-08-01",
+  "--to",
+  "2026-10-31",
+];
 const KEY = Buffer.alloc(32, 9).toString("base64");
 
 let mock: MockServer;
@@ -35,11 +48,26 @@ const exportArgs = (...extra: string[]) => ["statements", "export", ...RANGE, "-
 
 describe("statements export --rate-limit / --rate-budget: bad values", () => {
   it.each([
-    [["--rate-limit", "fast", "--rate-budget", "memory"], "error: --rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got \"fast\")\n"],
-    [["--rate-limit", "9/0"], "error: --rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got \"9/0\")\n"],
-    [["--rate-limit", "9"], "error: --rate-limit: say where the budget is kept with --rate-budget: a postgres:// URL (shared by every process using it), a directory (an embedded database, one process at a time) or memory (this process only)\n"],
-    [["--rate-budget", "memory"], "error: --rate-budget: give the provider's limit too, with --rate-limit PER_SECOND[/BURST] (e.g. --rate-limit 0.9/5 for a provider that allows 60 requests a minute)\n"],
-    [["--rate-limit", "9", "--rate-budget", "redis://cache:6379"], "error: --rate-budget: expected memory, a postgres:// URL or a directory, not a redis: URL\n"],
+    [
+      ["--rate-limit", "fast", "--rate-budget", "memory"],
+      'error: --rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got "fast")\n',
+    ],
+    [
+      ["--rate-limit", "9/0"],
+      'error: --rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got "9/0")\n',
+    ],
+    [
+      ["--rate-limit", "9"],
+      "error: --rate-limit: say where the budget is kept with --rate-budget: a postgres:// URL (shared by every process using it), a directory (an embedded database, one process at a time) or memory (this process only)\n",
+    ],
+    [
+      ["--rate-budget", "memory"],
+      "error: --rate-budget: give the provider's limit too, with --rate-limit PER_SECOND[/BURST] (e.g. --rate-limit 0.9/5 for a provider that allows 60 requests a minute)\n",
+    ],
+    [
+      ["--rate-limit", "9", "--rate-budget", "redis://cache:6379"],
+      "error: --rate-budget: expected memory, a postgres:// URL or a directory, not a redis: URL\n",
+    ],
   ])("%j: exit 2, the flag named, nothing sent or written", async (flags, stderr) => {
     const result = await runCli(exportArgs(...flags));
     expect(result).toMatchObject({ code: 2, stdout: "", stderr });
@@ -110,7 +138,23 @@ describe("statements export --connections --rate-limit: the budget is kept in th
       expect((await cli.done).code).toBe(0);
 
       const run = (...extra: string[]) =>
-        runCli(["statements", "export", "--connections", "--from", "2026-05-01", "--to", "2026-10-31", "--out", path.join(dir, "out"), "--json", "--no-progress", ...extra], env);
+        runCli(
+          [
+            "statements",
+            "export",
+            "--connections",
+            "--from",
+            "2026-05-01",
+            "--to",
+            "2026-10-31",
+            "--out",
+            path.join(dir, "out"),
+            "--json",
+            "--no-progress",
+            ...extra,
+          ],
+          env,
+        );
       // The connection's first calls (the IdP's) are behind it; the export starts in a window of its own.
       const before = users.rateLimitStats()["sandbox-bank"]!;
       await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -119,7 +163,12 @@ describe("statements export --connections --rate-limit: the budget is kept in th
       const [result] = JSON.parse(paced.stdout);
       expect(result.summary.downloaded).toBe(6 + 6 + 5);
       expect(result.summary.rateLimit.rateLimited).toBe(0);
-      expect(paced.stderr).toMatch(new RegExp(`^Rate budget: 8/s, burst 2 \\(every provider\\), kept in the connections store \\(${env.FDXKIT_STORE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)\\.\\n`, "m"));
+      expect(paced.stderr).toMatch(
+        new RegExp(
+          `^Rate budget: 8/s, burst 2 \\(every provider\\), kept in the connections store \\(${env.FDXKIT_STORE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)\\.\\n`,
+          "m",
+        ),
+      );
       expect(users.rateLimitStats()["sandbox-bank"]!.limited).toBe(before.limited);
     } finally {
       await users.close();

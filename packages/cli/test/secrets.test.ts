@@ -54,7 +54,19 @@ describe("a bearer token", () => {
     expect(ok.stderr).toMatch(new RegExp(`^> GET ${mock.baseUrl}/consents/v1/${consentId} -> 200 \\(\\d+ ms, attempt 1, id [0-9a-f-]{36}\\)$`, "m"));
     expectNoSecret(ok, ACCESS_TOKEN);
 
-    const json = await runCli(["statements", "list", "--provider", "sandbox-bank", "--account", "ACC-1001", ...base(), "--token", ACCESS_TOKEN, "--verbose", "--json"]);
+    const json = await runCli([
+      "statements",
+      "list",
+      "--provider",
+      "sandbox-bank",
+      "--account",
+      "ACC-1001",
+      ...base(),
+      "--token",
+      ACCESS_TOKEN,
+      "--verbose",
+      "--json",
+    ]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toHaveLength(24);
     expectNoSecret(json, ACCESS_TOKEN);
@@ -98,7 +110,13 @@ describe("a bearer token", () => {
     const echo = await startServer((req, res) => {
       res.statusCode = 404;
       res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ code: "NotFound", message: `no such thing (you sent ${req.headers.authorization})`, debugMessage: `auth=${req.headers.authorization}` }));
+      res.end(
+        JSON.stringify({
+          code: "NotFound",
+          message: `no such thing (you sent ${req.headers.authorization})`,
+          debugMessage: `auth=${req.headers.authorization}`,
+        }),
+      );
     });
     try {
       for (const extra of [[], ["--json"]]) {
@@ -135,7 +153,16 @@ describe("a bearer token", () => {
 });
 
 describe("client credentials", () => {
-  const ccFlags = () => ["--token-url", `${tokenServer.url}/oauth/token`, "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET, "--scope", "consents statements"];
+  const ccFlags = () => [
+    "--token-url",
+    `${tokenServer.url}/oauth/token`,
+    "--client-id",
+    CLIENT_ID,
+    "--client-secret",
+    CLIENT_SECRET,
+    "--scope",
+    "consents statements",
+  ];
 
   it("obtains a token and never prints the secret or the access token, with --verbose", async () => {
     tokenRequests.length = 0;
@@ -167,8 +194,17 @@ describe("client credentials", () => {
     const wrongSecret = "cs-wrong-secret-value-123";
     for (const extra of [["--verbose"], ["--verbose", "--json"]]) {
       const result = await runCli([
-        "consents", "get", consentId, ...base(),
-        "--token-url", `${tokenServer.url}/oauth/token`, "--client-id", CLIENT_ID, "--client-secret", wrongSecret, ...extra,
+        "consents",
+        "get",
+        consentId,
+        ...base(),
+        "--token-url",
+        `${tokenServer.url}/oauth/token`,
+        "--client-id",
+        CLIENT_ID,
+        "--client-secret",
+        wrongSecret,
+        ...extra,
       ]);
       expect(result.code).toBe(3);
       expect(result.stderr).toContain("Client authentication failed");
@@ -222,9 +258,33 @@ describe("statements export", () => {
     });
     try {
       const args = [
-        "statements", "export", "--provider", "sandbox-bank", "--account", "ACC-1001", "--account", "ACC-1002", "--from", "2024-12-01", "--to", "2025-06-30",
-        "--out", dir, "--base-url", proxy.url, "--products-url", `${proxy.url}/products`, "--max-retries", "0",
-        "--token-url", `${tokenServer.url}/oauth/token`, "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET, "--verbose",
+        "statements",
+        "export",
+        "--provider",
+        "sandbox-bank",
+        "--account",
+        "ACC-1001",
+        "--account",
+        "ACC-1002",
+        "--from",
+        "2024-12-01",
+        "--to",
+        "2025-06-30",
+        "--out",
+        dir,
+        "--base-url",
+        proxy.url,
+        "--products-url",
+        `${proxy.url}/products`,
+        "--max-retries",
+        "0",
+        "--token-url",
+        `${tokenServer.url}/oauth/token`,
+        "--client-id",
+        CLIENT_ID,
+        "--client-secret",
+        CLIENT_SECRET,
+        "--verbose",
       ];
       for (const extra of [[], ["--json"]]) {
         const result = await runCli([...args, ...extra]);

@@ -3,7 +3,8 @@ import { printable, stripControls } from "../src/text.js";
 
 describe("text from a server, for a terminal", () => {
   it("loses OSC titles, screen clears, colours, hyperlinks and C1 controls whole; keeps any other text", () => {
-    const hostile = "no such \u001b]0;pwned\u0007\u001b[2Jthing \u001b[1;31mred\u001b[0m \u009b2J\u009d0;t\u009c \u001b]8;;https://evil\u001b\\link\u001b]8;;\u001b\\ \u001bc\u0000\u0008\u007f é 日本";
+    const hostile =
+      "no such \u001b]0;pwned\u0007\u001b[2Jthing \u001b[1;31mred\u001b[0m \u009b2J\u009d0;t\u009c \u001b]8;;https://evil\u001b\\link\u001b]8;;\u001b\\ \u001bc\u0000\u0008\u007f é 日本";
     expect(stripControls(hostile)).toBe("no such thing red  link  é 日本");
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the assertion is that no control character is left
     expect(stripControls(hostile)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

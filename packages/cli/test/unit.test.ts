@@ -1,4 +1,12 @@
-import { FdxAbortError, FdxConnectionError, FdxNotFoundError, FdxRateLimitError, FdxTimeoutError, FdxUnauthorizedError, FdxValidationError } from "@fdxkit/client";
+import {
+  FdxAbortError,
+  FdxConnectionError,
+  FdxNotFoundError,
+  FdxRateLimitError,
+  FdxTimeoutError,
+  FdxUnauthorizedError,
+  FdxValidationError,
+} from "@fdxkit/client";
 import { describe, expect, it } from "vitest";
 import { resolveConfig, secretsFrom } from "../src/config.js";
 import { flagRange, parseFlagDate } from "../src/dates.js";
@@ -7,7 +15,16 @@ import { statementFileName } from "../src/export/filename.js";
 import { Output } from "../src/output.js";
 
 const scope = { providerId: "sandbox-bank", accountId: "ACC-1001" };
-const apiInit = (status: number) => ({ status, code: undefined, message: "m", debugMessage: undefined, body: undefined, headers: {}, method: "GET", url: "https://api.example.com/x" });
+const apiInit = (status: number) => ({
+  status,
+  code: undefined,
+  message: "m",
+  debugMessage: undefined,
+  body: undefined,
+  headers: {},
+  method: "GET",
+  url: "https://api.example.com/x",
+});
 
 describe("statementFileName", () => {
   it("is deterministic and depends on provider, account and id", () => {
@@ -53,7 +70,12 @@ describe("configuration", () => {
   });
 
   it("finds secrets in argv and env before parsing", () => {
-    expect(secretsFrom(["--token", "a1", "--client-secret=b2", "x"], { FDXKIT_TOKEN: "c3", FDXKIT_CLIENT_SECRET: "d4" }).sort()).toEqual(["a1", "b2", "c3", "d4"]);
+    expect(secretsFrom(["--token", "a1", "--client-secret=b2", "x"], { FDXKIT_TOKEN: "c3", FDXKIT_CLIENT_SECRET: "d4" }).sort()).toEqual([
+      "a1",
+      "b2",
+      "c3",
+      "d4",
+    ]);
   });
 });
 
@@ -80,7 +102,12 @@ describe("dates", () => {
   });
 
   it("a bad date is a usage error naming the flag, never the SDK's field", () => {
-    for (const [flag, value] of [["--to", "2025-02-30"], ["--from", "yesterday"], ["--from", "2025-13-01T00:00:00Z"], ["--to", ""]] as const) {
+    for (const [flag, value] of [
+      ["--to", "2025-02-30"],
+      ["--from", "yesterday"],
+      ["--from", "2025-13-01T00:00:00Z"],
+      ["--to", ""],
+    ] as const) {
       expect(() => parseFlagDate(flag, value)).toThrow(UsageError);
       expect(() => parseFlagDate(flag, value)).toThrow(new RegExp(`^${flag}: must be a date \\(YYYY-MM-DD\\) or an ISO 8601 date-time`));
     }

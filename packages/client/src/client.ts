@@ -46,4 +46,3 @@ export function clientWith(options: ClientOptions, nodeSender: Sender | undefine
     withOptions: (changes) => clientWith({ ...options, ...(definedOnly(changes) as Partial<ClientOptions>) }, nodeSender),
   };
 }
-

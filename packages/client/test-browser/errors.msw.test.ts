@@ -26,9 +26,7 @@ it("runs in a real browser, with msw's worker in control", () => {
 
 it("401 becomes FdxUnauthorizedError with code 1205, and the request carried the bearer token", async () => {
   worker.use(
-    http.get(`${API}/consents/v1/:id`, () =>
-      HttpResponse.json({ code: 1205, message: "Unauthorized", debugMessage: "token expired" }, { status: 401 }),
-    ),
+    http.get(`${API}/consents/v1/:id`, () => HttpResponse.json({ code: 1205, message: "Unauthorized", debugMessage: "token expired" }, { status: 401 })),
   );
   const error = await client.consents.get("c-1").catch((e: unknown) => e);
   expect(error).toBeInstanceOf(FdxUnauthorizedError);
@@ -49,9 +47,7 @@ it("401 becomes FdxUnauthorizedError with code 1205, and the request carried the
 
 it("404 NotFound, 429 with Retry-After and 503 maintenance map to their classes", async () => {
   worker.use(
-    http.get(`${API}/notifications/v1/maintenance/missing`, () =>
-      HttpResponse.json({ code: "NotFound", message: "Not found" }, { status: 404 }),
-    ),
+    http.get(`${API}/notifications/v1/maintenance/missing`, () => HttpResponse.json({ code: "NotFound", message: "Not found" }, { status: 404 })),
     http.get(`${API}/notifications/v1/maintenance/busy`, () =>
       HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429, headers: { "Retry-After": "7" } }),
     ),
@@ -75,12 +71,14 @@ it("404 NotFound, 429 with Retry-After and 503 maintenance map to their classes"
 it("plain-text and HTML error bodies still give a readable message", async () => {
   worker.use(
     http.get(`${API}/consents/v1/text`, () => new HttpResponse("database is on fire", { status: 500 })),
-    http.get(`${API}/consents/v1/html`, () =>
-      new HttpResponse("<html><body>Bad Gateway</body></html>", {
-        status: 500,
-        statusText: "Internal Server Error",
-        headers: { "Content-Type": "text/html" },
-      }),
+    http.get(
+      `${API}/consents/v1/html`,
+      () =>
+        new HttpResponse("<html><body>Bad Gateway</body></html>", {
+          status: 500,
+          statusText: "Internal Server Error",
+          headers: { "Content-Type": "text/html" },
+        }),
     ),
   );
   const text = await client.consents.get("text").catch((e: unknown) => e);

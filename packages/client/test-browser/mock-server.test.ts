@@ -70,14 +70,15 @@ it("maps the mock's FDX errors: wrong token, unknown consent, unknown account, u
   expect(unknown).toBeInstanceOf(FdxNotFoundError);
   expect((unknown as FdxNotFoundError).message).toBeTruthy();
 
-  const noAccount = await client.statements.list({ providerId, accountId: "ACC-NOPE", ...range }).toArray().catch((e: unknown) => e);
+  const noAccount = await client.statements
+    .list({ providerId, accountId: "ACC-NOPE", ...range })
+    .toArray()
+    .catch((e: unknown) => e);
   expect(noAccount).toBeInstanceOf(FdxNotFoundError);
   expect((noAccount as FdxNotFoundError).code).toBe("701");
 
   const v2 = createClient({ baseUrl: mock.baseUrl, token: mock.token, maxRetries: 0, versions: { notifications: "v2" } });
-  await expect(v2.subscriptions.list()).rejects.toSatisfy(
-    (e) => e instanceof FdxNotImplementedError && e.code === FdxErrorCode.VersionNotSupported,
-  );
+  await expect(v2.subscriptions.list()).rejects.toSatisfy((e) => e instanceof FdxNotImplementedError && e.code === FdxErrorCode.VersionNotSupported);
 });
 
 it("503 Scheduled Maintenance and 429 with a Retry-After the page can read", async () => {

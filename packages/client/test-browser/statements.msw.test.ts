@@ -65,9 +65,7 @@ it("pages() exposes each page with its hrefs, and stopping early requests nothin
 });
 
 it("a next link to another origin is refused with FdxLinkError and never requested", async () => {
-  worker.use(
-    http.get(LIST, () => HttpResponse.json({ statements: [statement(1)], links: { next: { href: "https://evil.test/steal" } } })),
-  );
+  worker.use(http.get(LIST, () => HttpResponse.json({ statements: [statement(1)], links: { next: { href: "https://evil.test/steal" } } })));
   const error = await client.statements
     .list({ providerId: "prov-1", accountId: "acc-1" })
     .toArray()

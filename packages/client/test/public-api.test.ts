@@ -76,13 +76,13 @@ describe("methods", () => {
       (subscriptionId: string, patch: SubscriptionUpdate, options?: RequestOptions) => Promise<Subscription>
     >();
     expectTypeOf<FdxClient["subscriptions"]["delete"]>().toEqualTypeOf<(subscriptionId: string, options?: RequestOptions) => Promise<void>>();
-    expectTypeOf<FdxClient["subscriptions"]["sendTestEvent"]>().toEqualTypeOf<
-      (subscriptionId: string, options?: RequestOptions) => Promise<Notification>
-    >();
+    expectTypeOf<FdxClient["subscriptions"]["sendTestEvent"]>().toEqualTypeOf<(subscriptionId: string, options?: RequestOptions) => Promise<Notification>>();
   });
 
   it("maintenance and consents", () => {
-    expectTypeOf<FdxClient["maintenance"]["get"]>().toEqualTypeOf<(notificationPayloadId: string, options?: RequestOptions) => Promise<MaintenanceNotification>>();
+    expectTypeOf<FdxClient["maintenance"]["get"]>().toEqualTypeOf<
+      (notificationPayloadId: string, options?: RequestOptions) => Promise<MaintenanceNotification>
+    >();
     expectTypeOf<FdxClient["consents"]["get"]>().toEqualTypeOf<(consentId: string, options?: RequestOptions) => Promise<ConsentGrant>>();
   });
 

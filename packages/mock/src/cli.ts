@@ -127,7 +127,11 @@ async function main(): Promise<void> {
 
   const retryDelays = values["retry-delays"];
   const deliveryRetryDelaysMs =
-    retryDelays === undefined ? undefined : retryDelays.trim() === "" ? [] : retryDelays.split(",").map((text) => number("--retry-delays", text, (n) => Number.isFinite(n) && n >= 0) as number);
+    retryDelays === undefined
+      ? undefined
+      : retryDelays.trim() === ""
+        ? []
+        : retryDelays.split(",").map((text) => number("--retry-delays", text, (n) => Number.isFinite(n) && n >= 0) as number);
   const rateLimits = providerRateLimits(values["provider-rate-limit"]);
   const webhookTls = readWebhookTls(values["webhook-cert"], values["webhook-key"], values["webhook-ca"]);
 
@@ -155,7 +159,11 @@ async function main(): Promise<void> {
     values["redirect-documents"] ? "documents by redirect" : "",
     values["require-user-tokens"] ? "user tokens required" : "",
     values["require-actor-type"] ? `actor type required by ${values["require-actor-type"].join(", ")}` : "",
-    rateLimits ? `rate limits ${Object.entries(rateLimits).map(([id, { limit, windowMs }]) => `${id} ${limit} per ${windowMs} ms`).join(", ")}` : "",
+    rateLimits
+      ? `rate limits ${Object.entries(rateLimits)
+          .map(([id, { limit, windowMs }]) => `${id} ${limit} per ${windowMs} ms`)
+          .join(", ")}`
+      : "",
     deliveryRetryDelaysMs ? `retry delays ${deliveryRetryDelaysMs.join(",") || "none"}` : "",
     webhookTls ? "webhooks over mutual TLS" : "",
   ].filter(Boolean);

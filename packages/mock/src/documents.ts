@@ -69,7 +69,8 @@ export class DocumentSigner {
     const url = new URL(request.url);
     const expires = url.searchParams.get("expires");
     const signature = url.searchParams.get("signature");
-    if (expires === null || signature === null) return storageError(403, "AccessDenied", "Query-string authentication requires the expires and signature parameters");
+    if (expires === null || signature === null)
+      return storageError(403, "AccessDenied", "Query-string authentication requires the expires and signature parameters");
     if ((await this.#hmac(`${url.pathname}\n${expires}`)) !== signature) {
       return storageError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
     }

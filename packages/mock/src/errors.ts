@@ -30,8 +30,7 @@ export function fdxError(status: number, code: string | number, message: string,
 export const invalidInput = (debugMessage?: string) => fdxError(400, "401", "Invalid Input", debugMessage);
 export const unauthorized = (debugMessage: string) =>
   fdxError(401, "1205", "Unauthorized", debugMessage, { "WWW-Authenticate": 'Bearer realm="fdxkit-sandbox"' });
-export const methodNotAllowed = (allow: readonly string[]) =>
-  fdxError(405, "1206", "Method Not Allowed", undefined, { Allow: allow.join(", ") });
+export const methodNotAllowed = (allow: readonly string[]) => fdxError(405, "1206", "Method Not Allowed", undefined, { Allow: allow.join(", ") });
 export const tooManyRequests = (retryAfterSeconds: number) =>
   fdxError(429, "1207", "Too Many Requests", undefined, { "Retry-After": String(retryAfterSeconds) });
 export const internalServerError = () => fdxError(500, "500", "Internal server error");
@@ -69,8 +68,7 @@ export const customerNotAuthorized = () =>
   json(401, { code: 602, message: "Customer not authorized" }, { "WWW-Authenticate": 'Bearer realm="fdxkit-sandbox", error="invalid_token"' });
 
 // Limits of a shared sandbox.
-export const payloadTooLarge = (limit: number) =>
-  fdxError(413, "413", "Payload Too Large", `The request body exceeds ${limit} bytes`);
+export const payloadTooLarge = (limit: number) => fdxError(413, "413", "Payload Too Large", `The request body exceeds ${limit} bytes`);
 
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "Access-Control-Allow-Origin": "*",

@@ -43,7 +43,11 @@ describe.each(["server", "msw"] as const)("%s", (kind) => {
     expect(await missing.json()).toEqual({ code: 401, message: "Invalid Input", debugMessage: 'FDX-API-Actor-Type is required by provider "sandbox-bank"' });
     const wrong = await call(mock, LIST, "user");
     expect(wrong.status).toBe(400);
-    expect(await wrong.json()).toEqual({ code: 401, message: "Invalid Input", debugMessage: 'FDX-API-Actor-Type must be USER or BATCH, not "user" by provider "sandbox-bank"' });
+    expect(await wrong.json()).toEqual({
+      code: 401,
+      message: "Invalid Input",
+      debugMessage: 'FDX-API-Actor-Type must be USER or BATCH, not "user" by provider "sandbox-bank"',
+    });
     // Documents too, before anything else is looked at (the statement id here is unknown).
     const document = await call(mock, `${LIST}/unknown-statement`);
     expect(document.status).toBe(400);
@@ -67,7 +71,9 @@ describe.each(["server", "msw"] as const)("%s", (kind) => {
 
 describe("options and limits", () => {
   it.each([["sandbox-bank"], [[""]], [[1]], [null]])("requireActorType %j is a TypeError", (value) => {
-    expect(() => createMockApp({ requireActorType: value as string[] })).toThrow(new TypeError("requireActorType must be an array of provider ids (non-empty strings)"));
+    expect(() => createMockApp({ requireActorType: value as string[] })).toThrow(
+      new TypeError("requireActorType must be an array of provider ids (non-empty strings)"),
+    );
   });
 
   it("keeps the last 1,000 requests only", async () => {

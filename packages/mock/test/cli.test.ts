@@ -61,7 +61,9 @@ it.skipIf(!existsSync(cli))("prints the IdP URL, client id, client secret and sa
     const discovery = await (await fetch(`${idpUrl}/.well-known/openid-configuration`)).json();
     expect(discovery.issuer).toBe(idpUrl);
     // The service token no longer reads statements.
-    const page = await fetch(`${field(output, "products URL")}/statements/v2/sandbox-bank/ACC-1001`, { headers: { Authorization: `Bearer ${field(output, "token")}` } });
+    const page = await fetch(`${field(output, "products URL")}/statements/v2/sandbox-bank/ACC-1001`, {
+      headers: { Authorization: `Bearer ${field(output, "token")}` },
+    });
     expect([page.status, await page.json()]).toEqual([401, { code: 602, message: "Customer not authorized" }]);
   } finally {
     expect(await stop()).toBe(0);
@@ -82,7 +84,18 @@ async function serveCli(args: string[]) {
 }
 
 it.skipIf(!existsSync(cli))("sets the provider variations from flags and prints them", async () => {
-  const { output, stop } = await serveCli(["--latency", "5", "--faults", "0", "--fault-seed", "3", "--pagination", "page", "--no-prev-links", "--redirect-documents"]);
+  const { output, stop } = await serveCli([
+    "--latency",
+    "5",
+    "--faults",
+    "0",
+    "--fault-seed",
+    "3",
+    "--pagination",
+    "page",
+    "--no-prev-links",
+    "--redirect-documents",
+  ]);
   try {
     expect(field(output, "variations")).toBe("latency 5 ms, faults 0 (seed 3), page objects, no prev links, documents by redirect");
     const documents = field(output, "documents");
@@ -178,7 +191,11 @@ it.skipIf(!existsSync(cli))("delivers webhooks over mutual TLS with the certific
 });
 
 it.skipIf(!existsSync(cli))("exits 2 for webhook certificate flags it cannot use", () => {
-  for (const args of [["--webhook-cert", "c.pem"], ["--webhook-cert", "/no/such/file.pem", "--webhook-key", "/no/such/file.key"], ["--retry-delays", "10,x"]]) {
+  for (const args of [
+    ["--webhook-cert", "c.pem"],
+    ["--webhook-cert", "/no/such/file.pem", "--webhook-key", "/no/such/file.key"],
+    ["--retry-delays", "10,x"],
+  ]) {
     const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8" });
     expect(result.status, args.join(" ")).toBe(2);
     expect(result.stderr, args.join(" ")).toContain("Usage: fdxkit-mock");

@@ -180,7 +180,11 @@ describe("webhookTls", () => {
 
   it("takes PEM as strings or bytes, ca as one or several", () => {
     const bytes = new TextEncoder().encode("pem");
-    for (const value of [{ cert: "c", key: "k" }, { cert: bytes, key: bytes, ca: bytes }, { cert: "c", key: "k", ca: ["a", bytes] }]) {
+    for (const value of [
+      { cert: "c", key: "k" },
+      { cert: bytes, key: bytes, ca: bytes },
+      { cert: "c", key: "k", ca: ["a", bytes] },
+    ]) {
       expect(checkWebhookTls(value)).toBe(value);
     }
   });

@@ -223,7 +223,12 @@ describe("headers", () => {
 
   it("answers a 401 from /token and /revoke with WWW-Authenticate: Basic", async () => {
     for (const endpoint of ["token", "revoke"] as const) {
-      const answer = await post(ctx.mock, endpoint, { grant_type: "refresh_token", refresh_token: "x", token: "x" }, { id: ctx.mock.clientId, secret: "wrong" });
+      const answer = await post(
+        ctx.mock,
+        endpoint,
+        { grant_type: "refresh_token", refresh_token: "x", token: "x" },
+        { id: ctx.mock.clientId, secret: "wrong" },
+      );
       expect(answer.status).toBe(401);
       expect(answer.headers.get("WWW-Authenticate")).toBe('Basic realm="fdxkit-sandbox"');
       expect(await answer.json()).toEqual({ error: "invalid_client", error_description: "Client authentication failed" });

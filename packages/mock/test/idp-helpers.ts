@@ -126,7 +126,12 @@ export async function approveInBrowser(
 ): Promise<string> {
   const signIn = await browser.fetch(request.url);
   expect(signIn.status).toBe(200);
-  const consent = await browser.submit(request.url, await signIn.text(), { username: options.username ?? "user_good", password: options.password ?? "pass_good" }, "login");
+  const consent = await browser.submit(
+    request.url,
+    await signIn.text(),
+    { username: options.username ?? "user_good", password: options.password ?? "pass_good" },
+    "login",
+  );
   expect(consent.status).toBe(200);
   const approved = await browser.submit(request.url, await consent.text(), {}, "approve", options.accounts);
   expect(approved.status).toBe(302);

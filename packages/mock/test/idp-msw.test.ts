@@ -86,7 +86,11 @@ describe("idpIssuer", () => {
     try {
       expect(network.mock.idpUrl).toBe("https://idp.network.test");
       const discovery = await (await fetch("https://idp.network.test/.well-known/openid-configuration")).json();
-      expect(discovery).toMatchObject({ issuer: "/sandbox", authorization_endpoint: "https://idp.network.test/auth", token_endpoint: "https://idp.network.test/token" });
+      expect(discovery).toMatchObject({
+        issuer: "/sandbox",
+        authorization_endpoint: "https://idp.network.test/auth",
+        token_endpoint: "https://idp.network.test/token",
+      });
       const request = authorizationRequest(network.mock);
       const callback = await approveInBrowser(request);
       expect(new URL(callback).searchParams.get("iss")).toBe("/sandbox");

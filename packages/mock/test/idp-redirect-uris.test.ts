@@ -2,7 +2,13 @@
 import { expect, it } from "vitest";
 import { isRegisteredRedirectUri } from "../src/idp/idp.js";
 
-const registered = ["http://127.0.0.1/callback", "http://[::1]/cb", "http://localhost/callback?x=1", "https://app.example.com/callback", "http://127.0.0.1:9000/fixed"];
+const registered = [
+  "http://127.0.0.1/callback",
+  "http://[::1]/cb",
+  "http://localhost/callback?x=1",
+  "https://app.example.com/callback",
+  "http://127.0.0.1:9000/fixed",
+];
 
 it.each([
   "http://127.0.0.1/callback",

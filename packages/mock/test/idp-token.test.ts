@@ -83,7 +83,10 @@ describe("authorization_code", () => {
       if (verifier === undefined) delete (params as Partial<typeof params>).code_verifier;
       else params.code_verifier = verifier;
       const response = await post(ctx.mock, "token", params);
-      expect((await errorOf(response))[1], String(verifier)).toEqual({ error: "invalid_grant", error_description: "The code_verifier does not match the code_challenge" });
+      expect((await errorOf(response))[1], String(verifier)).toEqual({
+        error: "invalid_grant",
+        error_description: "The code_verifier does not match the code_challenge",
+      });
       // Spent by the failed attempt, even with the right verifier now.
       expect((await post(ctx.mock, "token", codeGrant(code, request))).status).toBe(400);
     }
@@ -216,7 +219,11 @@ describe("refresh_token", () => {
     expect([now.auth_time, now.sid]).toEqual([was.auth_time, was.sid]);
     expect(now.jti).not.toBe(was.jti);
     expect(now.at_hash).toBe(atHash(rotated.access_token));
-    expect(claimsOf(rotated.id_token)).toMatchObject({ sub: "user_good", grant_id: claimsOf(first.id_token).grant_id, accounts: ["ACC-1001", "ACC-1002", "ACC-1003"] });
+    expect(claimsOf(rotated.id_token)).toMatchObject({
+      sub: "user_good",
+      grant_id: claimsOf(first.id_token).grant_id,
+      accounts: ["ACC-1001", "ACC-1002", "ACC-1003"],
+    });
     expect(claimsOf(rotated.id_token).nonce).toBeUndefined();
 
     const spent = await post(ctx.mock, "token", { grant_type: "refresh_token", refresh_token: first.refresh_token }, "post");
@@ -234,7 +241,12 @@ describe("refresh_token", () => {
     try {
       const { request, callback } = await approved(mock);
       const tokens = await exchange(mock, callback, request);
-      const response = await post(mock, "token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, { id: "app-b", secret: mock.clientSecret });
+      const response = await post(
+        mock,
+        "token",
+        { grant_type: "refresh_token", refresh_token: tokens.refresh_token },
+        { id: "app-b", secret: mock.clientSecret },
+      );
       expect(response.status).toBe(401);
     } finally {
       await mock.close();
@@ -281,7 +293,9 @@ describe("id tokens", () => {
     const data = new TextEncoder().encode(`${header}.${payload}`);
     const ok = await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, Buffer.from(signature, "base64url"), data);
     expect(ok).toBe(true);
-    const tampered = new TextEncoder().encode(`${header}.${Buffer.from(JSON.stringify({ ...claimsOf(idToken), accounts: ["ACC-1004"] })).toString("base64url")}`);
+    const tampered = new TextEncoder().encode(
+      `${header}.${Buffer.from(JSON.stringify({ ...claimsOf(idToken), accounts: ["ACC-1004"] })).toString("base64url")}`,
+    );
     expect(await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, Buffer.from(signature, "base64url"), tampered)).toBe(false);
 
     const claims = claimsOf(idToken);

@@ -223,7 +223,8 @@ describe("mock.revokeConsent", () => {
       await mock.revokeConsent("consent-active-1");
       await mock.idle();
       expect(received.map((n) => n.notificationPayload.id)).toEqual(["consent-active-1"]);
-      const read = (m: MockServer) => fetch(`${m.baseUrl}/consents/v1/consent-active-1`, { headers: { Authorization: `Bearer ${m.token}` } }).then((r) => r.json());
+      const read = (m: MockServer) =>
+        fetch(`${m.baseUrl}/consents/v1/consent-active-1`, { headers: { Authorization: `Bearer ${m.token}` } }).then((r) => r.json());
       expect((await read(mock)).status).toBe("REVOKED");
       expect((await read(lenient)).status).toBe("ACTIVE");
       await expect(mock.revokeConsent("consent-nope")).rejects.toThrow(RangeError);
@@ -264,7 +265,10 @@ describe("bounded state and reset", () => {
       expect(mock.authStats()).toEqual({ codesIssued: 0, codesExchanged: 0, refreshes: 0, refreshesRejected: 0, revocations: 0 });
       expect((await post(mock, "token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token })).status).toBe(400);
       const code = new URL(callback).searchParams.get("code") as string;
-      expect((await post(mock, "token", { grant_type: "authorization_code", code, redirect_uri: "http://127.0.0.1:8123/callback", code_verifier: request.verifier })).status).toBe(400);
+      expect(
+        (await post(mock, "token", { grant_type: "authorization_code", code, redirect_uri: "http://127.0.0.1:8123/callback", code_verifier: request.verifier }))
+          .status,
+      ).toBe(400);
     } finally {
       await mock.close();
     }

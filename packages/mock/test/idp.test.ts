@@ -77,12 +77,22 @@ describe("sign in, tick accounts, approve", () => {
 
     const tokens = await exchange(mock, callback.href, request);
     const claims = claimsOf(tokens.id_token);
-    expect(claims).toMatchObject({ sub: "user_good", aud: mock.clientId, iss: mock.idpUrl, accounts: ["ACC-1001", "ACC-1003"], connectorId: "sandbox-bank", nonce: request.nonce });
+    expect(claims).toMatchObject({
+      sub: "user_good",
+      aud: mock.clientId,
+      iss: mock.idpUrl,
+      accounts: ["ACC-1001", "ACC-1003"],
+      connectorId: "sandbox-bank",
+      nonce: request.nonce,
+    });
 
     // The approval is a consent grant of the ticked accounts, served by the consents API.
     const grant = await (await ctx.api(`/consents/v1/${encodeURIComponent(claims.grant_id as string)}`)).json();
     expect(grant).toMatchObject({ id: claims.grant_id, status: "ACTIVE" });
-    expect(grant.resources.map((r: { resourceType: string; resourceId: string }) => `${r.resourceType}:${r.resourceId}`)).toEqual(["ACCOUNT:ACC-1001", "ACCOUNT:ACC-1003"]);
+    expect(grant.resources.map((r: { resourceType: string; resourceId: string }) => `${r.resourceType}:${r.resourceId}`)).toEqual([
+      "ACCOUNT:ACC-1001",
+      "ACCOUNT:ACC-1003",
+    ]);
     expect(grant.parties.length).toBeGreaterThan(0);
   });
 

@@ -192,7 +192,9 @@ describe("any well-formed HTTP request gets a proper answer, never 500", () => {
   it("survives a client that hangs up in the middle of a body, and serves the next one", async () => {
     const socket = net.connect(ctx.mock.port, "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`POST /notifications/v1/subscriptions HTTP/1.1\r\nHost: x\r\n${token()}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"category":`);
+    socket.write(
+      `POST /notifications/v1/subscriptions HTTP/1.1\r\nHost: x\r\n${token()}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"category":`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     const next = await rawHttp(ctx.mock.port, `GET /notifications/v1/subscriptions HTTP/1.1\r\nHost: x\r\n${token()}\r\n`);

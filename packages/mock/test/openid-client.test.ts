@@ -99,7 +99,13 @@ describe("openid-client against the sandbox IdP", () => {
     expect(tokens.expiresIn()).toBeGreaterThanOrEqual(86_399);
     expect(tokens.expiresIn()).toBeLessThanOrEqual(86_400);
     const claims = tokens.claims();
-    expect(claims).toMatchObject({ iss: mock.idpUrl, aud: mock.clientId, sub: "user_good", nonce: pending.nonce, accounts: ["ACC-1001", "ACC-1002", "ACC-1003"] });
+    expect(claims).toMatchObject({
+      iss: mock.idpUrl,
+      aud: mock.clientId,
+      sub: "user_good",
+      nonce: pending.nonce,
+      accounts: ["ACC-1001", "ACC-1002", "ACC-1003"],
+    });
     expect(claims?.at_hash).toEqual(expect.any(String));
 
     // The access token is the bearer of the user's data calls.
@@ -115,7 +121,11 @@ describe("openid-client against the sandbox IdP", () => {
       expect(next.claims()).toMatchObject({ sub: "user_good", grant_id: claims?.grant_id, auth_time: claims?.auth_time });
       const spent = await client.refreshTokenGrant(config, refreshToken).catch((error: unknown) => error);
       expect(spent).toBeInstanceOf(client.ResponseBodyError);
-      expect(spent).toMatchObject({ status: 400, error: "invalid_request", error_description: "Refresh token is invalid or has already been claimed by another client." });
+      expect(spent).toMatchObject({
+        status: 400,
+        error: "invalid_request",
+        error_description: "Refresh token is invalid or has already been claimed by another client.",
+      });
       refreshToken = next.refresh_token as string;
     }
 
@@ -175,7 +185,9 @@ describe("a path issuer (idpIssuer, as the real network's sandbox names itself)"
       const metadata = await (await fetch(`${network.idpUrl}/.well-known/openid-configuration`)).json();
       expect(metadata.issuer).toBe("/sandbox");
       const refused = await client
-        .discovery(new URL(network.idpUrl), network.clientId, undefined, client.ClientSecretBasic(network.clientSecret), { execute: [client.allowInsecureRequests] })
+        .discovery(new URL(network.idpUrl), network.clientId, undefined, client.ClientSecretBasic(network.clientSecret), {
+          execute: [client.allowInsecureRequests],
+        })
         .catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(TypeError);
       expect(refused).toMatchObject({ code: "ERR_INVALID_URL", message: "Invalid URL" });

@@ -19,7 +19,10 @@ function runWithoutMsw(entry: string): { status: number | null; stdout: string; 
       return next(specifier, context);
     }`,
   );
-  writeFileSync(path.join(dir, "register.mjs"), `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(path.join(dir, "hooks.mjs")).href)});`);
+  writeFileSync(
+    path.join(dir, "register.mjs"),
+    `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(path.join(dir, "hooks.mjs")).href)});`,
+  );
   writeFileSync(
     path.join(dir, "main.mjs"),
     `const { startMockServer } = await import(${JSON.stringify(pathToFileURL(path.join(dist, entry)).href)});

@@ -124,7 +124,9 @@ describe("providerRateLimits options", () => {
     expect(() => createMockApp({ providerRateLimits: { "sandbox-bank": { limit: 5, windowMs: -1 } } })).toThrow(
       new RangeError('providerRateLimits["sandbox-bank"].windowMs must be a finite number > 0, got -1'),
     );
-    expect(() => createMockApp({ providerRateLimits: { "sandbox-bank": { limit: 5 } } as never })).toThrow(/windowMs must be a finite number > 0, got undefined/);
+    expect(() => createMockApp({ providerRateLimits: { "sandbox-bank": { limit: 5 } } as never })).toThrow(
+      /windowMs must be a finite number > 0, got undefined/,
+    );
     expect(() => createMockApp({ providerRateLimits: [] as never })).toThrow(TypeError);
     expect(() => createMockApp({ providerRateLimits: { "": { limit: 1, windowMs: 1000 } } })).toThrow(/empty provider id/);
   });

@@ -18,12 +18,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const built = existsSync(path.join(root, "dist/index.js")) && existsSync(path.join(root, "../client/dist/index.js"));
 
 it("has a runnable snippet for each variation", () => {
-  expect(snippets.map((s) => s.option)).toEqual(['pagination: "page"', "prevLinks: false", 'documents: "redirect"', "latencyMs", "faults: { rate, seed }", "providerRateLimits"]);
+  expect(snippets.map((s) => s.option)).toEqual([
+    'pagination: "page"',
+    "prevLinks: false",
+    'documents: "redirect"',
+    "latencyMs",
+    "faults: { rate, seed }",
+    "providerRateLimits",
+  ]);
 });
 
 const expected: Record<string, RegExp> = {
   'pagination: "page"': /^105$/,
-  "prevLinks: false": /^50 undefined\n50 http:\/\/127\.0\.0\.1:\d+\/products\/statements\/v2\/sandbox-bank\/ACC-1004\?limit=50\n5 http:\/\/127\.0\.0\.1:\d+\/products\/statements\/v2\/sandbox-bank\/ACC-1004\?cursor=[\w-]+$/,
+  "prevLinks: false":
+    /^50 undefined\n50 http:\/\/127\.0\.0\.1:\d+\/products\/statements\/v2\/sandbox-bank\/ACC-1004\?limit=50\n5 http:\/\/127\.0\.0\.1:\d+\/products\/statements\/v2\/sandbox-bank\/ACC-1004\?cursor=[\w-]+$/,
   'documents: "redirect"': /^http:\/\/127\.0\.0\.1:\d+ application\/pdf \d{3,}$/,
   latencyMs: /^\d+ ms$/,
   "faults: { rate, seed }": /^105 [1-9]\d*$/,

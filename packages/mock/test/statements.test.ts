@@ -130,7 +130,11 @@ describe("list", () => {
     expect(byOffset.statements?.[0]?.statementDate).toBe("2026-08-22T00:00:00.000Z"); // the 11th week back
     const bad = await ctx.api(listPath("ACC-1004", "?offset=abc"));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ code: 401, message: "Invalid Input", debugMessage: "offset must be a non-negative integer or a cursor of this sandbox" });
+    expect(await bad.json()).toEqual({
+      code: 401,
+      message: "Invalid Input",
+      debugMessage: "offset must be a non-negative integer or a cursor of this sandbox",
+    });
     const foreign = await ctx.api(listPath("ACC-1001", `?offset=${cursor}`));
     expect([foreign.status, (await foreign.json()).debugMessage]).toEqual([400, "The cursor belongs to another account"]);
   });

@@ -131,7 +131,8 @@ function checkConnection(id: string, expectedVersion: number, next: Connection):
   // A row from code older than the access token has neither field: it is stored as no access token.
   if (next.accessToken !== undefined && typeof next.accessToken !== "string") bad("accessToken", "must be a string or undefined");
   else if (typeof next.accessToken === "string" && unstorable(next.accessToken)) bad("accessToken", unstorable(next.accessToken)!);
-  if (next.accessTokenExpiresAt !== undefined && !isTime(next.accessTokenExpiresAt)) bad("accessTokenExpiresAt", "must be a finite number (epoch ms) or undefined");
+  if (next.accessTokenExpiresAt !== undefined && !isTime(next.accessTokenExpiresAt))
+    bad("accessTokenExpiresAt", "must be a finite number (epoch ms) or undefined");
   if (!Array.isArray(next.accounts) || !next.accounts.every((a) => typeof a === "string" && !unstorable(a))) {
     bad("accounts", "must be an array of strings PostgreSQL can store (no NUL, no lone surrogate)");
   }
@@ -271,9 +272,9 @@ export function postgresConnectionStore(db: Queryable, options: PostgresConnecti
     creating ??= createIfMissing(db, statements, table, quoted)
       .then(() => addMissingColumns(db, table, quoted))
       .catch((error: unknown) => {
-      creating = undefined;
-      throw error;
-    });
+        creating = undefined;
+        throw error;
+      });
     return creating;
   };
   const run = async <T>(operation: "get" | "compareAndSet" | "delete" | "list" | "findByConsentId", body: () => Promise<T>): Promise<T> => {
@@ -306,9 +307,7 @@ RETURNING version`;
       checkKey(id, "id");
       checkConnection(id, expectedVersion, next);
       const params = parameters(next);
-      const { rows } = await run("compareAndSet", () =>
-        expectedVersion === 0 ? db.query(insert, params) : db.query(update, [...params, expectedVersion]),
-      );
+      const { rows } = await run("compareAndSet", () => (expectedVersion === 0 ? db.query(insert, params) : db.query(update, [...params, expectedVersion])));
       return rows.length === 1;
     },
     async delete(id) {

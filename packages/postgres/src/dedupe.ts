@@ -84,9 +84,7 @@ RETURNING id`;
 
   const purge = async (): Promise<number> => {
     await ready();
-    const { rows } = await guarded("purge", table, COLUMNS, () =>
-      db.query(`DELETE FROM ${quoted} WHERE expires_at <= clock_timestamp() RETURNING id`, []),
-    );
+    const { rows } = await guarded("purge", table, COLUMNS, () => db.query(`DELETE FROM ${quoted} WHERE expires_at <= clock_timestamp() RETURNING id`, []));
     return rows.length;
   };
 

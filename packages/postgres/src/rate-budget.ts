@@ -74,7 +74,8 @@ function resolveLimit(limit: RateLimit | undefined, path: string, issues: FdxIss
   const positive = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value > 0;
   if (!positive(perSecond)) issues.push({ path: `${path}.perSecond`, message: "must be a finite number > 0" });
   if (!positive(burst) || burst < 1) issues.push({ path: `${path}.burst`, message: "must be a finite number >= 1" });
-  if (!(typeof userReserve === "number" && userReserve >= 0 && userReserve < burst)) issues.push({ path: `${path}.userReserve`, message: "must be a number >= 0 and below burst" });
+  if (!(typeof userReserve === "number" && userReserve >= 0 && userReserve < burst))
+    issues.push({ path: `${path}.userReserve`, message: "must be a number >= 0 and below burst" });
   return { perSecond, burst, batchNeeds: Math.min(1 + userReserve, burst) };
 }
 

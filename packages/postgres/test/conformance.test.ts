@@ -29,7 +29,8 @@ describeConnectionStore("PostgreSQL server (pg Pool)", async () => postgresConne
 
 describeConnectionStore(
   "encrypted (AES-256-GCM) over the PostgreSQL server",
-  async () => encryptConnectionStore(postgresConnectionStore(pool!, { table: uniqueTable() }), { keys: { k1: Buffer.alloc(32, 7).toString("base64") }, current: "k1" }),
+  async () =>
+    encryptConnectionStore(postgresConnectionStore(pool!, { table: uniqueTable() }), { keys: { k1: Buffer.alloc(32, 7).toString("base64") }, current: "k1" }),
   { skip: !pool },
 );
 
@@ -43,16 +44,36 @@ it("through encryptConnectionStore, a row edited in the database (SQL) is refuse
   const table = uniqueTable();
   const store = encryptConnectionStore(postgresConnectionStore(lite, { table }), { keys: { k1: Buffer.alloc(32, 7).toString("base64") }, current: "k1" });
   const row = (id: string, version = 1): ClientConnection => ({
-    id, status: "active", idToken: `id-${id}`, refreshToken: `refresh-${id}-v${version}`, expiresAt: 1_900_000_000_000, accessToken: `access-${id}`,
-    accessTokenExpiresAt: 1_900_000_000_000, accounts: [`acct-${id}`], subject: `sub-${id}`, connector: "mikomo", consentId: `consent-${id}`,
-    issuer: "/sandbox", clientId: "client-1", createdAt: 1, updatedAt: 1, version,
+    id,
+    status: "active",
+    idToken: `id-${id}`,
+    refreshToken: `refresh-${id}-v${version}`,
+    expiresAt: 1_900_000_000_000,
+    accessToken: `access-${id}`,
+    accessTokenExpiresAt: 1_900_000_000_000,
+    accounts: [`acct-${id}`],
+    subject: `sub-${id}`,
+    connector: "mikomo",
+    consentId: `consent-${id}`,
+    issuer: "/sandbox",
+    clientId: "client-1",
+    createdAt: 1,
+    updatedAt: 1,
+    version,
   });
   await store.compareAndSet("a", 0, row("a"));
   await store.compareAndSet("b", 0, row("b"));
-  const { rows: [old] } = await lite.query<{ refresh_token: string }>(`SELECT refresh_token FROM "${table}" WHERE id = 'a'`);
+  const {
+    rows: [old],
+  } = await lite.query<{ refresh_token: string }>(`SELECT refresh_token FROM "${table}" WHERE id = 'a'`);
   await store.compareAndSet("a", 1, row("a", 2));
   const refused = async (read: Promise<unknown>, id: string) =>
-    expect(await read.then(() => "opened", (e: unknown) => e)).toMatchObject({ name: "FdxConnectionStoreError", reason: "undecryptable", connectionId: id });
+    expect(
+      await read.then(
+        () => "opened",
+        (e: unknown) => e,
+      ),
+    ).toMatchObject({ name: "FdxConnectionStoreError", reason: "undecryptable", connectionId: id });
 
   await lite.query(`UPDATE "${table}" SET refresh_token = $1 WHERE id = 'a'`, [old!.refresh_token]);
   await refused(store.get("a"), "a");

@@ -137,9 +137,7 @@ describe("postgresConnectionStore", () => {
     await expect(store.compareAndSet("a\0b", 0, connection("a\0b"))).rejects.toBeInstanceOf(FdxValidationError);
     const error = await rejection(store.compareAndSet("a", 0, connection("a", { refreshToken: "refresh-secret\0tail" })));
     expect(error).toBeInstanceOf(FdxValidationError);
-    expect((error as FdxValidationError).issues).toEqual([
-      { path: "next.refreshToken", message: "holds a NUL character, which PostgreSQL text cannot store" },
-    ]);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "next.refreshToken", message: "holds a NUL character, which PostgreSQL text cannot store" }]);
     expectNoSecrets(error, ["refresh-secret"]);
     expect(calls).toEqual([]);
   });
@@ -243,9 +241,20 @@ describe("postgresConnectionStore", () => {
       await db().query(`ALTER TABLE "${table}" ADD CONSTRAINT no_forbidden CHECK (refresh_token NOT LIKE '%forbidden%')`);
       const next = connection("a", { idToken: "id-token-leak-check", refreshToken: "refresh-forbidden-secret" });
       // What the driver itself says holds the token: the wrapper is what keeps it out.
-      const raw = (await rejection(db().query(`INSERT INTO "${table}" SELECT * FROM json_populate_record(NULL::"${table}", $1::json)`, [
-        JSON.stringify({ ...next, id_token: next.idToken, refresh_token: next.refreshToken, expires_at: 1, accounts: [], client_id: "c", created_at: 1, updated_at: 1 }),
-      ]))) as { detail?: string };
+      const raw = (await rejection(
+        db().query(`INSERT INTO "${table}" SELECT * FROM json_populate_record(NULL::"${table}", $1::json)`, [
+          JSON.stringify({
+            ...next,
+            id_token: next.idToken,
+            refresh_token: next.refreshToken,
+            expires_at: 1,
+            accounts: [],
+            client_id: "c",
+            created_at: 1,
+            updated_at: 1,
+          }),
+        ]),
+      )) as { detail?: string };
       expect(raw.detail).toContain("refresh-forbidden-secret");
       const error = await rejection(store.compareAndSet("a", 0, next));
       expect(error).toMatchObject({ name: "FdxPostgresError", code: "23514", operation: "compareAndSet" });

@@ -160,7 +160,16 @@ describe.skipIf(!pool)("two receiver processes on one PostgreSQL dedupe store", 
 
   beforeAll(async () => {
     mkdirSync(path.dirname(outfile), { recursive: true });
-    await build({ entryPoints: [path.join(here, "fixtures/claim-worker.ts")], bundle: true, platform: "node", format: "esm", target: "node20", external: ["pg"], outfile, logLevel: "error" });
+    await build({
+      entryPoints: [path.join(here, "fixtures/claim-worker.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      external: ["pg"],
+      outfile,
+      logLevel: "error",
+    });
   });
 
   it("handle each of 50 notifications, each delivered twice to each, exactly once", async () => {

@@ -30,7 +30,9 @@ const OLD_SCHEMA = (table: string) => `CREATE TABLE IF NOT EXISTS "${table}" (
 )`;
 
 // The INSERT of that release, as its store ran it.
-const OLD_INSERT = (table: string) => `INSERT INTO "${table}" (id, version, status, id_token, refresh_token, expires_at, accounts, subject, connector, consent_id, issuer, client_id, created_at, updated_at, lease_owner, lease_until)
+const OLD_INSERT = (
+  table: string,
+) => `INSERT INTO "${table}" (id, version, status, id_token, refresh_token, expires_at, accounts, subject, connector, consent_id, issuer, client_id, created_at, updated_at, lease_owner, lease_until)
 VALUES ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 
 /** Makes `table` as the first release did, with `count` rows written as it wrote them; returns the rows as connections. */
@@ -41,8 +43,22 @@ async function oldTable(db: Queryable, table: string, count: number) {
   );
   for (const c of rows) {
     await db.query(OLD_INSERT(table), [
-      c.id, c.version, c.status, c.idToken, c.refreshToken, c.expiresAt, JSON.stringify(c.accounts), c.subject,
-      c.connector, c.consentId, c.issuer, c.clientId, c.createdAt, c.updatedAt, c.lease?.owner ?? null, c.lease?.until ?? null,
+      c.id,
+      c.version,
+      c.status,
+      c.idToken,
+      c.refreshToken,
+      c.expiresAt,
+      JSON.stringify(c.accounts),
+      c.subject,
+      c.connector,
+      c.consentId,
+      c.issuer,
+      c.clientId,
+      c.createdAt,
+      c.updatedAt,
+      c.lease?.owner ?? null,
+      c.lease?.until ?? null,
     ]);
   }
   // Read back with no access token: "" and 0.
@@ -74,7 +90,7 @@ describe.each([
   ["PGlite", () => lite as Queryable, false],
   ["a PostgreSQL server", () => pool as Queryable, !pool],
 ])("a table made by the first release, on %s", (_name, db, skip) => {
-  it.skipIf(skip)("gains access_token and access_token_expires_at in place; every row is kept and reads back with \"\" and 0", async () => {
+  it.skipIf(skip)('gains access_token and access_token_expires_at in place; every row is kept and reads back with "" and 0', async () => {
     const table = uniqueTable("old");
     const before = await oldTable(db(), table, 30);
     const { texts, db: recorded } = recording(db());
@@ -126,7 +142,9 @@ describe("connectionsUpgradeSql", () => {
   it("is what a store with createTable: false on an old table asks for, naming the column", async () => {
     const table = uniqueTable("old");
     await oldTable(lite, table, 1);
-    const error = await postgresConnectionStore(lite, { table, createTable: false }).get("old-0").catch((e: unknown) => e);
+    const error = await postgresConnectionStore(lite, { table, createTable: false })
+      .get("old-0")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxPostgresError);
     expect(error).toMatchObject({ code: "42703", column: "access_token", operation: "get" });
     expect((error as Error).message).toContain('the table lacks the column "access_token" — was it made by an earlier release? Run connectionsUpgradeSql()');

@@ -27,7 +27,9 @@ describe("readTemplate", () => {
     const entries = readTemplate(tarOf("ok", DATA_DIR));
     const files = Object.fromEntries(entries.flatMap((e) => (e.kind === "file" ? [[e.path, Buffer.from(e.data).toString()]] : [])));
     expect(files).toEqual(DATA_DIR);
-    expect(entries.filter((e) => e.kind === "dir").map((e) => e.path)).toEqual(expect.arrayContaining(["base", "base/1", "global", "pg_wal", "pg_wal/archive_status"]));
+    expect(entries.filter((e) => e.kind === "dir").map((e) => e.path)).toEqual(
+      expect.arrayContaining(["base", "base/1", "global", "pg_wal", "pg_wal/archive_status"]),
+    );
   });
 
   it("refuses what is not a whole archive of a data directory, saying why", () => {

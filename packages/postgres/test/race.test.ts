@@ -200,7 +200,7 @@ describe.skipIf(!postgresUrl)("the refresh race: 4 processes × 8 callers on one
       expect(stats.refreshes).toBeGreaterThan(before.refreshes);
       const final = await row(table, "user-43");
       expect(final).toMatchObject({ status: "active", createdAt: connected.createdAt });
-    expect(final!.lease).toBeUndefined();
+      expect(final!.lease).toBeUndefined();
       expect(final!.version).toBeGreaterThan(leased!.version);
       expect(final!.refreshToken).not.toBe(connected.refreshToken);
     } finally {
@@ -238,7 +238,9 @@ describe.skipIf(!postgresUrl)("the refresh race: 4 processes × 8 callers on one
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
-      const victim = start(config(table, "user-44", { mode: "hold", tokenEndpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/token`, leaseMs: 120_000 }));
+      const victim = start(
+        config(table, "user-44", { mode: "hold", tokenEndpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/token`, leaseMs: 120_000 }),
+      );
       expect(await victim.line()).toBe("ready");
       victim.child.stdin.end("go\n");
       await idpAnswered;

@@ -39,12 +39,6 @@ export function connection(id: string, overrides: Partial<Connection> = {}): Con
 /** Every rendering a log could make of `error` (cause chain included) holds none of `secrets`. */
 export function expectNoSecrets(error: unknown, secrets: readonly string[]): void {
   const e = error as Error;
-  const renderings = [
-    String(error),
-    e.message,
-    e.stack ?? "",
-    JSON.stringify(error),
-    util.inspect(error, { depth: Infinity, showHidden: true }),
-  ];
+  const renderings = [String(error), e.message, e.stack ?? "", JSON.stringify(error), util.inspect(error, { depth: Infinity, showHidden: true })];
   for (const secret of secrets) for (const text of renderings) expect(text).not.toContain(secret);
 }

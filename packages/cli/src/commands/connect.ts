@@ -76,7 +76,10 @@ else with a key made on first use in $XDG_CONFIG_HOME/fdxkit/key (--plaintext-st
           const connection = await listener.wait(request, waitMs, (callbackUrl) =>
             manager.connections.complete(options.id ?? ((t) => `${t.connector ?? options.connector}:${t.subject}`), callbackUrl, request),
           );
-          ctx.output.data(connectionSummary(connection), () => `Connected: ${connection.id} (${connection.accounts.length} account(s): ${connection.accounts.join(", ")}), stored in ${manager.store.where}`);
+          ctx.output.data(
+            connectionSummary(connection),
+            () => `Connected: ${connection.id} (${connection.accounts.length} account(s): ${connection.accounts.join(", ")}), stored in ${manager.store.where}`,
+          );
         } finally {
           await manager.close();
         }
@@ -144,7 +147,9 @@ const PAGE_HEADERS = {
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {
   const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  res.writeHead(status, PAGE_HEADERS).end(`<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>\n`);
+  res
+    .writeHead(status, PAGE_HEADERS)
+    .end(`<!doctype html><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>\n`);
 }
 
 /** The redirect's listener: 127.0.0.1, a free port, only `GET /callback` with our own Host. */
@@ -178,7 +183,8 @@ async function startLoopback(): Promise<Loopback> {
           if (req.method !== "GET" || url.pathname !== "/callback") return page(res, 404, "Not found", "Nothing here.");
           // A stray or forged request must not end the wait for the real one.
           const states = url.searchParams.getAll("state");
-          if (states.length !== 1 || states[0] !== request.state) return page(res, 400, "Not this request", "This callback does not belong to the connection being made; fdxkit is still waiting.");
+          if (states.length !== 1 || states[0] !== request.state)
+            return page(res, 400, "Not this request", "This callback does not belong to the connection being made; fdxkit is still waiting.");
           if (busy) return page(res, 409, "Already received", "fdxkit is already finishing this connection.");
           busy = true;
           clearTimeout(timer);
@@ -189,7 +195,12 @@ async function startLoopback(): Promise<Loopback> {
             },
             (error: unknown) => {
               const denied = (error as { error?: unknown }).error === "access_denied";
-              page(res, denied ? 200 : 400, denied ? "Not connected" : "Connection failed", denied ? "You did not approve access. You can close this window." : "See the terminal for what went wrong.");
+              page(
+                res,
+                denied ? 200 : 400,
+                denied ? "Not connected" : "Connection failed",
+                denied ? "You did not approve access. You can close this window." : "See the terminal for what went wrong.",
+              );
               reject(error);
             },
           );

@@ -12,6 +12,18 @@ export function registerMaintenance(program: FdxCommand, state: RunState): void 
     .action(async (id: string, _options: unknown, command: Command) => {
       const ctx = contextFor(command, state);
       const notice = await ctx.client().maintenance.get(id);
-      ctx.output.data(notice, () => keyValues(notice as unknown as Record<string, unknown>, ["id", "category", "type", "title", "institutionId", "startTime", "endTime", "message", "impactedService"]));
+      ctx.output.data(notice, () =>
+        keyValues(notice as unknown as Record<string, unknown>, [
+          "id",
+          "category",
+          "type",
+          "title",
+          "institutionId",
+          "startTime",
+          "endTime",
+          "message",
+          "impactedService",
+        ]),
+      );
     });
 }

@@ -20,7 +20,12 @@ export function registerSubscriptions(program: FdxCommand, state: RunState): voi
       const ctx = contextFor(command, state);
       const list = await ctx.client().subscriptions.list();
       ctx.output.data(list, () =>
-        list.length === 0 ? "No subscriptions." : table(COLUMNS, list.map((s) => COLUMNS.map((c) => (s as Record<string, unknown>)[c]))),
+        list.length === 0
+          ? "No subscriptions."
+          : table(
+              COLUMNS,
+              list.map((s) => COLUMNS.map((c) => (s as Record<string, unknown>)[c])),
+            ),
       );
     });
 

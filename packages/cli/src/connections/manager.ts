@@ -29,7 +29,11 @@ export interface Manager {
 const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim());
 
 /** The OAuth client's credentials: --issuer, --client-id, --client-secret-file (or --client-secret), else the environment. */
-export async function idpCredentials(options: ConnectionOptions, env: Env, output: Output): Promise<{ issuer: string; clientId: string; clientSecret: string }> {
+export async function idpCredentials(
+  options: ConnectionOptions,
+  env: Env,
+  output: Output,
+): Promise<{ issuer: string; clientId: string; clientSecret: string }> {
   const issuer = nonEmpty(options.issuer) ?? nonEmpty(env[ENV.issuer]);
   const clientId = nonEmpty(options.clientId) ?? nonEmpty(env[ENV.clientId]);
   let clientSecret = nonEmpty(options.clientSecret);

@@ -115,7 +115,8 @@ async function storeKey(env: Env, io: StoreIo): Promise<StoreKey> {
     // The SDK names keys.<id>; the user set one variable (or has one file).
     throw new UsageError(`${source}: each key must be the base64 of exactly 32 bytes (e.g. \`openssl rand -base64 32\`)`, { cause: error });
   }
-  if (file?.created) io.info(`fdxkit: made an encryption key for the stored tokens in ${file.path} (keep it: without it they cannot be used; ${KEY_ENV} overrides it)`);
+  if (file?.created)
+    io.info(`fdxkit: made an encryption key for the stored tokens in ${file.path} (keep it: without it they cannot be used; ${KEY_ENV} overrides it)`);
   return { options, source };
 }
 
@@ -153,7 +154,9 @@ export async function openEmbedded(dir: string, io: StoreIo, flag = "--store"): 
   }
   const own = await ownDirectory(dir);
   if (own.openToOthers) {
-    io.info(`fdxkit: warning: ${dir} is open to other users (mode ${octal(own.mode)}); fdxkit keeps its own files in it private, but \`chmod 700 ${dir}\` would hide even their names`);
+    io.info(
+      `fdxkit: warning: ${dir} is open to other users (mode ${octal(own.mode)}); fdxkit keeps its own files in it private, but \`chmod 700 ${dir}\` would hide even their names`,
+    );
   }
   // The database's own directory is the CLI's: private whatever the directory around it allows.
   const data = path.join(dir, "connections");
@@ -193,7 +196,9 @@ function refuseForeignKey(store: ConnectionStore, source: string): ConnectionSto
       return await read;
     } catch (error) {
       if (error instanceof FdxConnectionStoreError && error.reason === "undecryptable") {
-        throw new UsageError(`the stored connections do not decrypt with ${source}: set ${KEY_ENV} to the key they were written with (${error.message})`, { cause: error });
+        throw new UsageError(`the stored connections do not decrypt with ${source}: set ${KEY_ENV} to the key they were written with (${error.message})`, {
+          cause: error,
+        });
       }
       throw error;
     }

@@ -27,7 +27,11 @@ export async function readAccounts(flags: readonly string[], file: string | unde
     }
   }
   if (ids.length === 0) {
-    throw new UsageError(file === undefined ? "give the accounts to export: --account ID (repeatable) or --accounts-file FILE" : `--accounts-file: no account ids in ${JSON.stringify(file)}`);
+    throw new UsageError(
+      file === undefined
+        ? "give the accounts to export: --account ID (repeatable) or --accounts-file FILE"
+        : `--accounts-file: no account ids in ${JSON.stringify(file)}`,
+    );
   }
   return [...new Set(ids)];
 }

@@ -21,7 +21,10 @@ export function statementFileName(statement: Statement, scope: { providerId: str
   if (identity === undefined) return undefined;
   const match = typeof statement.statementDate === "string" ? DATE_PREFIX.exec(statement.statementDate) : null;
   const date = match ? `${match[1]}-${match[2]}-${match[3]}` : "undated";
-  const hash = createHash("sha256").update(JSON.stringify([scope.providerId, scope.accountId, identity])).digest("hex").slice(0, 16);
+  const hash = createHash("sha256")
+    .update(JSON.stringify([scope.providerId, scope.accountId, identity]))
+    .digest("hex")
+    .slice(0, 16);
   const name = `${date}_${hash}.pdf`;
   // By construction; checked anyway, since this is the one place a path is made from server data.
   if (basename(name) !== name || !/^[0-9a-z_-]+\.pdf$/.test(name)) throw new Error(`unsafe file name ${JSON.stringify(name)}`);
@@ -45,7 +48,10 @@ function statementIdentity(statement: Statement): string | undefined {
  * or nested.
  */
 export function accountDirName(accountId: string): string {
-  const readable = accountId.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\./, "_").slice(0, 40);
+  const readable = accountId
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\./, "_")
+    .slice(0, 40);
   const hash = createHash("sha256").update(accountId, "utf8").digest("hex").slice(0, 8);
   const name = `${readable}-${hash}`;
   if (basename(name) !== name || name.startsWith(".")) throw new Error(`unsafe directory name ${JSON.stringify(name)}`);

@@ -129,7 +129,9 @@ export interface BudgetFlags {
 export function checkBudgetFlags(rateLimit: readonly string[] | undefined, rateBudget: string | undefined, byConnection: boolean): BudgetFlags | undefined {
   if (rateLimit === undefined && rateBudget === undefined) return undefined;
   if (rateLimit === undefined) {
-    throw new UsageError("--rate-budget: give the provider's limit too, with --rate-limit PER_SECOND[/BURST] (e.g. --rate-limit 0.9/5 for a provider that allows 60 requests a minute)");
+    throw new UsageError(
+      "--rate-budget: give the provider's limit too, with --rate-limit PER_SECOND[/BURST] (e.g. --rate-limit 0.9/5 for a provider that allows 60 requests a minute)",
+    );
   }
   const limits = parseRateLimits(rateLimit);
   if (rateBudget !== undefined) return { limits, store: parseBudgetStore(rateBudget) };

@@ -26,28 +26,36 @@ async function roundTrip(dataDir: string | undefined, value: string): Promise<st
 }
 
 describe("openPGlite", () => {
-  it("the first new database saves the template; later ones start from it, each a database of its own", async () => {
-    expect(await roundTrip(path.join(root, "a"), "a")).toEqual(["a"]);
-    const [template] = templates();
-    expect(template).toBeDefined();
-    const file = path.join(cache, template!);
-    const made = statSync(file);
-    expect(made.size).toBeGreaterThan(1_000_000);
-    expect(made.mode & 0o777).toBe(0o600);
+  it(
+    "the first new database saves the template; later ones start from it, each a database of its own",
+    async () => {
+      expect(await roundTrip(path.join(root, "a"), "a")).toEqual(["a"]);
+      const [template] = templates();
+      expect(template).toBeDefined();
+      const file = path.join(cache, template!);
+      const made = statSync(file);
+      expect(made.size).toBeGreaterThan(1_000_000);
+      expect(made.mode & 0o777).toBe(0o600);
 
-    expect(await roundTrip(path.join(root, "b"), "b")).toEqual(["b"]);
-    expect(await roundTrip(undefined, "memory")).toEqual(["memory"]);
-    // Read, never written again.
-    expect(statSync(file).mtimeMs).toBe(made.mtimeMs);
-    expect(templates()).toEqual([template]);
-    // An existing database opens as it is.
-    expect(await roundTrip(path.join(root, "a"), "a2")).toEqual(["a", "a2"]);
-  }, SLOW);
+      expect(await roundTrip(path.join(root, "b"), "b")).toEqual(["b"]);
+      expect(await roundTrip(undefined, "memory")).toEqual(["memory"]);
+      // Read, never written again.
+      expect(statSync(file).mtimeMs).toBe(made.mtimeMs);
+      expect(templates()).toEqual([template]);
+      // An existing database opens as it is.
+      expect(await roundTrip(path.join(root, "a"), "a2")).toEqual(["a", "a2"]);
+    },
+    SLOW,
+  );
 
-  it("a damaged template is made again, and the database still opens", async () => {
-    const [template] = templates();
-    writeFileSync(path.join(cache, template!), "not a tarball");
-    expect(await roundTrip(path.join(root, "c"), "c")).toEqual(["c"]);
-    expect(statSync(path.join(cache, template!)).size).toBeGreaterThan(1_000_000);
-  }, SLOW);
+  it(
+    "a damaged template is made again, and the database still opens",
+    async () => {
+      const [template] = templates();
+      writeFileSync(path.join(cache, template!), "not a tarball");
+      expect(await roundTrip(path.join(root, "c"), "c")).toEqual(["c"]);
+      expect(statSync(path.join(cache, template!)).size).toBeGreaterThan(1_000_000);
+    },
+    SLOW,
+  );
 });

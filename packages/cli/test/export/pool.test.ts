@@ -26,14 +26,20 @@ describe("runPool", () => {
       for (let i = 0; i < 20; i++) yield i;
     }
     const gate = fixedGate(3);
-    await runPool(items(), 8, gate, async (i) => {
-      running++;
-      max = Math.max(max, running);
-      await new Promise((r) => setImmediate(r));
-      seen.push(i);
-      running--;
-      return i % 2 === 0;
-    }, new AbortController().signal);
+    await runPool(
+      items(),
+      8,
+      gate,
+      async (i) => {
+        running++;
+        max = Math.max(max, running);
+        await new Promise((r) => setImmediate(r));
+        seen.push(i);
+        running--;
+        return i % 2 === 0;
+      },
+      new AbortController().signal,
+    );
     expect(max).toBe(3);
     expect(seen.sort((a, b) => a - b)).toEqual([...Array(20).keys()]);
     expect(gate.oks.filter(Boolean)).toHaveLength(10);
@@ -59,10 +65,16 @@ describe("runPool", () => {
         yield pulled;
       }
     }
-    await runPool(items(), 2, fixedGate(2), async (i) => {
-      if (i === 5) controller.abort();
-      return true;
-    }, controller.signal);
+    await runPool(
+      items(),
+      2,
+      fixedGate(2),
+      async (i) => {
+        if (i === 5) controller.abort();
+        return true;
+      },
+      controller.signal,
+    );
     expect(pulled).toBeLessThanOrEqual(6);
   });
 });

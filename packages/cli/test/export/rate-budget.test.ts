@@ -37,14 +37,18 @@ describe("--rate-budget", () => {
 
   it("goes with --rate-limit: either alone is refused, except --rate-limit with --connections (the connections store keeps it)", () => {
     expect(checkBudgetFlags(undefined, undefined, false)).toBeUndefined();
-    expect(() => checkBudgetFlags(undefined, "memory", false)).toThrow(/^--rate-budget: give the provider's limit too, with --rate-limit PER_SECOND\[\/BURST\]/);
+    expect(() => checkBudgetFlags(undefined, "memory", false)).toThrow(
+      /^--rate-budget: give the provider's limit too, with --rate-limit PER_SECOND\[\/BURST\]/,
+    );
     expect(() => checkBudgetFlags(["5"], undefined, false)).toThrow(/^--rate-limit: say where the budget is kept with --rate-budget: a postgres:\/\/ URL/);
     expect(checkBudgetFlags(["5"], undefined, true)).toEqual({ limits: { limits: {}, default: { perSecond: 5, burst: 2 } }, store: undefined });
     expect(checkBudgetFlags(["5"], "memory", true)?.store).toEqual({ kind: "memory" });
   });
 
   it("an unreachable postgres:// server is a usage error naming the flag, without the password", async () => {
-    const error = await openBudget({ kind: "postgres", url: "postgres://app:s3cret@127.0.0.1:1/app" }, { default: { perSecond: 1 } }, io).catch((e: unknown) => e as Error);
+    const error = await openBudget({ kind: "postgres", url: "postgres://app:s3cret@127.0.0.1:1/app" }, { default: { perSecond: 1 } }, io).catch(
+      (e: unknown) => e as Error,
+    );
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/^--rate-budget: could not use postgres:\/\/127\.0\.0\.1:1\/app \(/);
     expect((error as Error).message).not.toContain("s3cret");

@@ -2,7 +2,16 @@ import { FdxAbortError, FdxMaintenanceError, FdxRateLimitError } from "@fdxkit/c
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AimdController, type RateEvent } from "../../src/export/rate-limit.js";
 
-const init = (status: number) => ({ status, code: undefined, message: "m", debugMessage: undefined, body: undefined, headers: {}, method: "GET", url: "https://api.example.com/statements" });
+const init = (status: number) => ({
+  status,
+  code: undefined,
+  message: "m",
+  debugMessage: undefined,
+  body: undefined,
+  headers: {},
+  method: "GET",
+  url: "https://api.example.com/statements",
+});
 /** What the client's onRetry hook passes for a 429 it is about to retry. */
 const retry429 = (retryAfterMs: number | undefined, delayMs = retryAfterMs ?? 700) => ({
   method: "GET",
@@ -94,12 +103,11 @@ describe("AimdController", () => {
       rate.release(false);
     }
     expect(rate.limit).toBe(2);
-    expect(events.map((e) => (e.kind === "pause" ? `pause ${e.previousLimit}->${e.limit}` : e.kind === "increase" ? `up ${e.limit}` : `pace ${e.requests}/${e.windowMs}`))).toEqual([
-      "pause 4->2",
-      "up 3",
-      "up 4",
-      "pause 4->2",
-    ]);
+    expect(
+      events.map((e) =>
+        e.kind === "pause" ? `pause ${e.previousLimit}->${e.limit}` : e.kind === "increase" ? `up ${e.limit}` : `pace ${e.requests}/${e.windowMs}`,
+      ),
+    ).toEqual(["pause 4->2", "up 3", "up 4", "pause 4->2"]);
     rate.close();
   });
 

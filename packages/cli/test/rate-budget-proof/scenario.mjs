@@ -46,7 +46,13 @@ function childEnv(extra) {
 const quantile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : Number.NaN);
 const latencies = (calls) => {
   const ms = calls.map((c) => c.ms).sort((a, b) => a - b);
-  return { calls: ms.length, median: quantile(ms, 0.5), p95: quantile(ms, 0.95), failed: calls.filter((c) => !c.ok).length, unanswered: calls.filter((c) => c.pending).length };
+  return {
+    calls: ms.length,
+    median: quantile(ms, 0.5),
+    p95: quantile(ms, 0.95),
+    failed: calls.filter((c) => !c.ok).length,
+    unanswered: calls.filter((c) => c.pending).length,
+  };
 };
 
 function startWeb(mock, mode, limit, postgresUrl, everyMs) {
@@ -70,7 +76,11 @@ function startWeb(mock, mode, limit, postgresUrl, everyMs) {
   child.stderr.setEncoding("utf8").on("data", (c) => (err += c));
   const exited = new Promise((resolve) => child.on("close", resolve));
   return {
-    ready: waitUntil(() => out.startsWith("ready\n"), exited, () => `the web process did not start:\n${err}`),
+    ready: waitUntil(
+      () => out.startsWith("ready\n"),
+      exited,
+      () => `the web process did not start:\n${err}`,
+    ),
     async stop() {
       child.stdin.write("stop\n");
       const code = await exited;
@@ -100,7 +110,20 @@ function waitUntil(predicate, exited, message) {
 function startShard(index, mock, mode, limit, postgresUrl, outDir, range, onDone) {
   const budget = sizing(mode, limit);
   const args = [CLI, "statements", "export", "--provider", PROVIDER, ...ACCOUNTS.flatMap((a) => ["--account", a])];
-  args.push("--from", range.from, "--to", range.to, "--shard", `${index}/${SHARDS}`, "--out", outDir, "--concurrency", String(CONCURRENCY), "--json", "--no-progress");
+  args.push(
+    "--from",
+    range.from,
+    "--to",
+    range.to,
+    "--shard",
+    `${index}/${SHARDS}`,
+    "--out",
+    outDir,
+    "--concurrency",
+    String(CONCURRENCY),
+    "--json",
+    "--no-progress",
+  );
   if (budget) args.push("--rate-limit", `${budget.perSecond}/${budget.burst}`, "--rate-budget", mode === "postgres" ? postgresUrl : "memory");
   const child = spawn(process.execPath, args, {
     env: childEnv({ FDXKIT_BASE_URL: mock.baseUrl, FDXKIT_PRODUCTS_URL: mock.productsUrl, FDXKIT_TOKEN: TOKEN }),
@@ -213,7 +236,13 @@ async function runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs,
     idealMs,
     efficiency: idealMs / exportMs,
     startSpreadMs: start.at - firstUp,
-    shards: shards.map((s) => ({ shard: s.index, listed: s.summary.listed, downloaded: s.summary.downloaded, failed: s.summary.failed.length, ms: s.doneAt - s.upAt })),
+    shards: shards.map((s) => ({
+      shard: s.index,
+      listed: s.summary.listed,
+      downloaded: s.summary.downloaded,
+      failed: s.summary.failed.length,
+      ms: s.doneAt - s.upAt,
+    })),
     tailMs,
     tailUse,
     idle: latencies(calls.filter((c) => c.at >= warmAt && c.at < firstUp)),

@@ -42,7 +42,8 @@ function readOptions(options: EncryptionOptions | undefined): Map<string, Uint8A
   const issues: FdxIssue[] = [];
   const keys = options?.keys;
   const raw = readKeys(keys, issues);
-  if (typeof options?.current !== "string" || !Object.hasOwn(keys ?? {}, options.current)) issues.push({ path: "current", message: "must be one of the key ids of keys" });
+  if (typeof options?.current !== "string" || !Object.hasOwn(keys ?? {}, options.current))
+    issues.push({ path: "current", message: "must be one of the key ids of keys" });
   const legacy = options?.legacyEnvelopes;
   if (legacy !== undefined && legacy !== "accept" && legacy !== "refuse") issues.push({ path: "legacyEnvelopes", message: 'must be "accept" or "refuse"' });
   if (issues.length) throw new FdxValidationError(issues);
@@ -98,7 +99,10 @@ export function encryptConnectionStore(store: ConnectionStore, options: Encrypti
   const open = async (row: Connection, field: TokenField, binding: readonly unknown[] | undefined) => {
     const value: unknown = row[field] ?? "";
     const fail = (why: string): never => {
-      throw new FdxConnectionStoreError(`The ${field} of connection ${JSON.stringify(row.id)} does not decrypt: ${why}`, { connectionId: row.id, reason: "undecryptable" });
+      throw new FdxConnectionStoreError(`The ${field} of connection ${JSON.stringify(row.id)} does not decrypt: ${why}`, {
+        connectionId: row.id,
+        reason: "undecryptable",
+      });
     };
     const mixed = "the row mixes envelope formats (a value was moved in from another row or version)";
     // The previous format left an erased token empty; the current one seals it.
@@ -116,7 +120,11 @@ export function encryptConnectionStore(store: ConnectionStore, options: Encrypti
       const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: parts.iv, additionalData }, await key(parts.keyId), parts.sealed);
       return new TextDecoder("utf-8", { fatal: true }).decode(plain);
     } catch {
-      return fail(binding ? "a wrong key, or the value or its row was changed (a column edited, or an older value written back)" : "a wrong key, or the value was changed or moved");
+      return fail(
+        binding
+          ? "a wrong key, or the value or its row was changed (a column edited, or an older value written back)"
+          : "a wrong key, or the value was changed or moved",
+      );
     }
   };
 

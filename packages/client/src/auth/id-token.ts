@@ -54,7 +54,8 @@ export function readIdToken(token: string, checks: IdTokenChecks): Record<string
   const { iss, sub, aud, azp, exp, nonce } = claims;
   if (iss !== checks.issuer) fail("its iss is not the issuer of this client");
   if (typeof sub !== "string" || sub === "") fail("its sub is missing");
-  const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) && aud.every((a) => typeof a === "string") ? (aud as string[]) : fail("its aud is missing");
+  const audiences =
+    typeof aud === "string" ? [aud] : Array.isArray(aud) && aud.every((a) => typeof a === "string") ? (aud as string[]) : fail("its aud is missing");
   if (!audiences.includes(checks.clientId)) fail("its aud does not hold this client's id");
   if ((audiences.length > 1 || azp !== undefined) && azp !== checks.clientId) fail("its azp is not this client's id");
   // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything not a number, so the typeof test only names the intent
@@ -67,7 +68,8 @@ export function readIdToken(token: string, checks: IdTokenChecks): Record<string
   if (previous) {
     if (previous.iss !== undefined && previous.iss !== iss) fail("its iss differs from the refreshed token's");
     if (previous.sub !== undefined && previous.sub !== sub) fail("its sub differs from the refreshed token's");
-    if (previous.aud !== undefined && JSON.stringify(sortedAud(previous.aud)) !== JSON.stringify(sortedAud(aud))) fail("its aud differs from the refreshed token's");
+    if (previous.aud !== undefined && JSON.stringify(sortedAud(previous.aud)) !== JSON.stringify(sortedAud(aud)))
+      fail("its aud differs from the refreshed token's");
   }
   return claims;
 }

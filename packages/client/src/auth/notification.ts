@@ -40,7 +40,8 @@ export interface NotificationTarget {
 
 /** The consent id of a consent notification, or undefined for any other notification. */
 function consentIdOf(notification: unknown): string | undefined {
-  if (!isRecord(notification)) throw new FdxValidationError([{ path: "notification", message: "must be a notification object (from parseNotification or the webhook handler)" }]);
+  if (!isRecord(notification))
+    throw new FdxValidationError([{ path: "notification", message: "must be a notification object (from parseNotification or the webhook handler)" }]);
   const payload = notification.notificationPayload;
   if (notification.category !== "CONSENT" || !isRecord(payload)) return undefined;
   if (payload.idType !== undefined && payload.idType !== "CONSENT") return undefined;

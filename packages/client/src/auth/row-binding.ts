@@ -17,7 +17,8 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 const time = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? Math.round(value) : null);
 
 // In order: the order of the accounts is part of what was granted as stored.
-const accounts = (value: unknown): unknown => (value === undefined || value === null ? [] : Array.isArray(value) ? value.map((a: unknown) => (typeof a === "string" ? a : null)) : null);
+const accounts = (value: unknown): unknown =>
+  value === undefined || value === null ? [] : Array.isArray(value) ? value.map((a: unknown) => (typeof a === "string" ? a : null)) : null;
 
 /** The columns of `row` a token is bound to, in a fixed order, each value normalised as above. */
 export function rowBinding(row: Connection): readonly unknown[] {

@@ -56,7 +56,8 @@ export async function sealAuthorization(request: PendingAuthorization, options: 
   checkConnectionId(options?.connectionId, issues);
   const raw = readKeys(options?.keys, issues);
   const keys: object = typeof options?.keys === "object" && options.keys !== null ? options.keys : {};
-  if (typeof options?.current !== "string" || !Object.hasOwn(keys, options.current)) issues.push({ path: "current", message: "must be one of the key ids of keys" });
+  if (typeof options?.current !== "string" || !Object.hasOwn(keys, options.current))
+    issues.push({ path: "current", message: "must be one of the key ids of keys" });
   const ttlMs = options?.ttlMs ?? 600_000;
   checkInteger(ttlMs, 1, "ttlMs", issues);
   if (issues.length) throw new FdxValidationError(issues);
@@ -65,14 +66,21 @@ export async function sealAuthorization(request: PendingAuthorization, options: 
   const plain = JSON.stringify([Date.now() + ttlMs, request.state, request.nonce, request.codeVerifier]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const key = await importKey(raw.get(keyId)!);
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: associatedData(keyId, options.connectionId) }, key, new TextEncoder().encode(plain)));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: associatedData(keyId, options.connectionId) }, key, new TextEncoder().encode(plain)),
+  );
   const joined = new Uint8Array(IV_BYTES + sealed.length);
   joined.set(iv);
   joined.set(sealed, IV_BYTES);
   const text = `${VERSION}.${keyId}.${base64url(joined)}`;
   // The values are not quoted: they are secrets until the callback.
   if (text.length > MAX_SEALED) {
-    throw new FdxValidationError([{ path: "request", message: `sealed, it is ${text.length} characters, over the ${MAX_SEALED} that fit a cookie: state, nonce and codeVerifier are too long` }]);
+    throw new FdxValidationError([
+      {
+        path: "request",
+        message: `sealed, it is ${text.length} characters, over the ${MAX_SEALED} that fit a cookie: state, nonce and codeVerifier are too long`,
+      },
+    ]);
   }
   return text;
 }
@@ -103,7 +111,11 @@ export async function openAuthorization(sealed: string, options: OpenAuthorizati
   let opened: ArrayBuffer;
   try {
     const key = await importKey(raw.get(keyId!)!);
-    opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes!.subarray(0, IV_BYTES), additionalData: associatedData(keyId!, options.connectionId) }, key, bytes!.subarray(IV_BYTES));
+    opened = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: bytes!.subarray(0, IV_BYTES), additionalData: associatedData(keyId!, options.connectionId) },
+      key,
+      bytes!.subarray(IV_BYTES),
+    );
   } catch {
     return refuse("does not open: it was changed, or sealed for another connection id or with another key of that id");
   }

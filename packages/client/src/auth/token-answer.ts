@@ -87,7 +87,8 @@ function storedExpiry(exp: unknown): number {
  */
 function noRefreshToken(status: number, data: Record<string, unknown>, secrets: readonly string[]): FdxAuthError {
   const tokens = [data.id_token, data.access_token].filter((t): t is string => typeof t === "string" && t !== "");
-  const scope = typeof data.scope === "string" ? clip(JSON.stringify(redactText(data.scope, [...secrets, ...tokens.flatMap(secretForms)])), [], 120) : "not stated";
+  const scope =
+    typeof data.scope === "string" ? clip(JSON.stringify(redactText(data.scope, [...secrets, ...tokens.flatMap(secretForms)])), [], 120) : "not stated";
   return new FdxAuthError({
     error: "no_refresh_token",
     errorDescription:

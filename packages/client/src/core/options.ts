@@ -17,7 +17,6 @@ export interface TokenContext {
  */
 export type TokenProvider = string | ((context: TokenContext) => string | Promise<string>);
 
-
 /** A `fetch`-compatible function. The SDK calls it with a single `Request` (`globalThis.fetch` itself, given as `fetch`, as `fetch(url, init)`). */
 export type FetchLike = (input: Request) => Promise<Response>;
 

@@ -50,11 +50,7 @@ function downloadLink(statement: Statement, accept: string): string | undefined 
   if (!Array.isArray(statement.links)) return undefined;
   const usable = statement.links.filter(
     (link) =>
-      typeof link === "object" &&
-      link !== null &&
-      typeof link.href === "string" &&
-      link.href !== "" &&
-      (link.action === undefined || link.action === "GET"),
+      typeof link === "object" && link !== null && typeof link.href === "string" && link.href !== "" && (link.action === undefined || link.action === "GET"),
   );
   const wanted = mediaTypes(accept);
   const offering = usable.find((link) => Array.isArray(link.types) && link.types.some((type) => wanted.has(type.toLowerCase())));

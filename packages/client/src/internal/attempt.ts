@@ -160,7 +160,12 @@ async function failed(scope: Scope, response: Reply): Promise<Failure> {
     if (signal?.aborted) throw abortError(signal);
     // A body cut off mid-error still yields the status-based error.
   }
-  const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, { method, url, interactionId: info.interactionId, secrets: s });
+  const { error, retryAfterMs } = toApiError(status, response.statusText, response.headers, text, {
+    method,
+    url,
+    interactionId: info.interactionId,
+    secrets: s,
+  });
   // A 401 from where a download was redirected (a document host) says nothing of the user's token.
   return { error, status, retryAfterMs, sameOrigin: !scope.hopped || sameOrigin(response.url, url) };
 }
@@ -177,7 +182,9 @@ async function answer(scope: Scope, response: Reply): Promise<BodyAnswer | Failu
     const signal = call.options?.signal;
     if (signal?.aborted) throw abortError(signal);
     if (cause instanceof BodyTooLarge) {
-      throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], { interactionId });
+      throw new FdxResponseError(status, [{ path: "", message: `response body is larger than maxResponseBytes (${t.maxResponseBytes} bytes)` }], {
+        interactionId,
+      });
     }
     return lost(scope, cause, " while reading the response");
   }

@@ -24,7 +24,8 @@ export function buildHeaders(t: Transport, call: Call, options: RequestOptions, 
   // client's; sent on product calls only, and before the call's headers, which may name their own.
   const actorType = options.actorType !== undefined ? options.actorType : t.actorType;
   if (checkActorType(actorType, issues) && actorType && call.product) headers[ACTOR_HEADER] = actorType.toUpperCase();
-  if (options.providerId !== undefined && (typeof options.providerId !== "string" || options.providerId === "")) issues.push({ path: "providerId", message: "must be a non-empty string" });
+  if (options.providerId !== undefined && (typeof options.providerId !== "string" || options.providerId === ""))
+    issues.push({ path: "providerId", message: "must be a non-empty string" });
   const extra = options.headers;
   if (extra) {
     for (const [name, value] of Object.entries(extra)) {

@@ -54,7 +54,11 @@ export function withToken(t: Transport, call: Call, signal: AbortSignal | undefi
   };
 }
 
-async function callToken(token: (context: TokenContext) => string | Promise<string>, rejected: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
+async function callToken(
+  token: (context: TokenContext) => string | Promise<string>,
+  rejected: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   try {
     // The token function is not covered by the timeout, but the caller can still give up on it.
     return await raceAbort(Promise.resolve(token({ rejected, signal })), signal);

@@ -35,9 +35,12 @@ const noop = () => {};
  * the attempt does (a destroyed request ends its answer's body too, through
  * every decoder), so the request path need not race them.
  */
-export const sendNodeTransport: Sender = Object.assign((t: Transport, url: string, init: RequestInit, attempt: Attempt) => sendNode(url, init, t.agent, attempt.stopped), {
-  endsWithAttempt: true,
-});
+export const sendNodeTransport: Sender = Object.assign(
+  (t: Transport, url: string, init: RequestInit, attempt: Attempt) => sendNode(url, init, t.agent, attempt.stopped),
+  {
+    endsWithAttempt: true,
+  },
+);
 
 /**
  * Sends one request as `fetch(url, init)` would with `redirect: "manual"`:
@@ -59,7 +62,9 @@ export function sendNode(url: string, init: RequestInit, agent: NodeAgents | und
       path,
       method,
       headers: rawHeaders(init.headers, host, method, body),
-      agent: (secure ? (agent?.https ?? (httpsAgent ??= new (https().Agent)({ keepAlive: true }))) : (agent?.http ?? (httpAgent ??= new (nodeHttp().Agent)({ keepAlive: true })))) as http.Agent,
+      agent: (secure
+        ? (agent?.https ?? (httpsAgent ??= new (https().Agent)({ keepAlive: true })))
+        : (agent?.http ?? (httpAgent ??= new (nodeHttp().Agent)({ keepAlive: true })))) as http.Agent,
       signal,
     };
     let req: http.ClientRequest;

@@ -98,12 +98,7 @@ export function createStatementPaginator(p: Context, request: ListRequest, optio
   };
 }
 
-async function* walk(
-  p: Context,
-  request: ListRequest,
-  options: RequestOptions,
-  prefetch: boolean,
-): AsyncGenerator<StatementPage, void, undefined> {
+async function* walk(p: Context, request: ListRequest, options: RequestOptions, prefetch: boolean): AsyncGenerator<StatementPage, void, undefined> {
   // A link back to a URL requested in this iteration is a loop; a loop longer than MAX_REMEMBERED still ends, as stale pages.
   const requested = recentSet(MAX_REMEMBERED);
   // A lossy bitmap is enough: a statement taken for one seen before only ever counts toward a stale page.
@@ -141,7 +136,13 @@ async function* walk(
       if (stale >= MAX_STALE_PAGES) {
         throw refuseLink(nextHref!, `${MAX_STALE_PAGES} pages in a row brought no new statement (a provider paging forever)`, secrets());
       }
-      load = next === undefined ? undefined : ((href) => () => loadPage(p, href, nextHref!, sendOptions, requested, secrets))(next);
+      load =
+        next === undefined
+          ? undefined
+          : (
+              (href) => () =>
+                loadPage(p, href, nextHref!, sendOptions, requested, secrets)
+            )(next);
       if (ahead && load) {
         pending = load();
         // Its failure belongs to the consumer's next step; until then it must not count as unhandled.

@@ -46,10 +46,7 @@ const fields: Fields = {
   accountId: idCheck(),
   "startTime?": time,
   "endTime?": time,
-  "offset?": (v) =>
-    isIntegerAtLeast(v, 0) || (typeof v === "string" && v !== "")
-      ? undefined
-      : "must be an integer >= 0 or a non-empty cursor string",
+  "offset?": (v) => (isIntegerAtLeast(v, 0) || (typeof v === "string" && v !== "") ? undefined : "must be an integer >= 0 or a non-empty cursor string"),
   "limit?": (v) => (isIntegerAtLeast(v, 1) ? undefined : integerMessage(1)),
 };
 

@@ -3,14 +3,7 @@ import { openEnum } from "../internal/open-enum.js";
 import { hateoasLinkSchema } from "./statement.js";
 
 export const CONSENT_STATUSES = ["ACTIVE", "EXPIRED", "REVOKED"] as const;
-export const CONSENT_PARTY_TYPES = [
-  "DATA_ACCESS_PLATFORM",
-  "DATA_PROVIDER",
-  "DATA_RECIPIENT",
-  "INDIVIDUAL",
-  "MERCHANT",
-  "VENDOR",
-] as const;
+export const CONSENT_PARTY_TYPES = ["DATA_ACCESS_PLATFORM", "DATA_PROVIDER", "DATA_RECIPIENT", "INDIVIDUAL", "MERCHANT", "VENDOR"] as const;
 export const CONSENT_RESOURCE_TYPES = ["ACCOUNT", "CUSTOMER", "DOCUMENT"] as const;
 /** FDX 6 consent duration types. */
 export const CONSENT_DURATION_TYPES = ["ONE_TIME", "PERSISTENT", "TIME_BOUND"] as const;

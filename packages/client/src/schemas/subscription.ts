@@ -4,7 +4,6 @@ import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 
 // Tolerant of a newer server (unknown fields kept, unknown enum values accepted), strict about what the service requires.
 
-
 /** A notification subscription as returned by create, get, update and list. */
 export const subscriptionSchema = z.looseObject({
   subscriptionId: z.string(),

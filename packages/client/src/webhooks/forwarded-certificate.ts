@@ -42,7 +42,7 @@ export type ForwardedCertificateRefusal =
 
 /** What {@link verifyForwardedClientCertificate} found. */
 export type ForwardedCertificateResult =
-  | { verified: true; /** The sender's SHA-256 fingerprint, `"AB:CD:…"`. */ fingerprint256: string }
+  | { verified: true /** The sender's SHA-256 fingerprint, `"AB:CD:…"`. */; fingerprint256: string }
   | { verified: false; reason: ForwardedCertificateRefusal };
 
 /**
@@ -72,10 +72,7 @@ export type ForwardedCertificateResult =
  *
  * @throws {FdxValidationError} for options it cannot use (no fingerprints, a malformed one, a missing `fromProxy`, an unknown format).
  */
-export async function verifyForwardedClientCertificate(
-  request: Request,
-  options: ForwardedClientCertificateOptions,
-): Promise<ForwardedCertificateResult> {
+export async function verifyForwardedClientCertificate(request: Request, options: ForwardedClientCertificateOptions): Promise<ForwardedCertificateResult> {
   const { pinned, fromProxy, header, format } = checkOptions(options);
   const trusted = typeof fromProxy === "function" ? await fromProxy(request) : fromProxy;
   if (trusted !== true) return { verified: false, reason: "not-from-proxy" };

@@ -20,8 +20,7 @@ export function readJson(input: unknown): JsonResult {
   if (typeof input === "string") {
     text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   } else if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
-    const bytes =
-      input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
     try {
       text = decoder.decode(bytes); // also drops a leading BOM
     } catch {

@@ -33,7 +33,8 @@ const tokenAnswer = (body: Record<string, unknown>) => {
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 describe("authorizationUrl: prompt", () => {
-  const promptOf = async (input: Parameters<AuthClient["authorizationUrl"]>[0]) => new URL((await make().authorizationUrl(input)).url).searchParams.getAll("prompt");
+  const promptOf = async (input: Parameters<AuthClient["authorizationUrl"]>[0]) =>
+    new URL((await make().authorizationUrl(input)).url).searchParams.getAll("prompt");
 
   it("sends prompt=consent when the scope holds offline_access and no prompt is given", async () => {
     expect(await promptOf({ connector: "c" })).toEqual(["consent"]);
@@ -160,7 +161,14 @@ describe("refresh: an answer without an id token (OpenID Connect Core §12.2)", 
     const first = await auth.exchangeCode(callback, req);
     idp.extraAnswer = { id_token: undefined };
     const second = await auth.refresh(first.refreshToken, { previous: { idToken: first.idToken, claims: first.claims } });
-    expect(second).toMatchObject({ idToken: first.idToken, claims: first.claims, expiresAt: first.expiresAt, subject: first.subject, accounts: first.accounts, connector: "c" });
+    expect(second).toMatchObject({
+      idToken: first.idToken,
+      claims: first.claims,
+      expiresAt: first.expiresAt,
+      subject: first.subject,
+      accounts: first.accounts,
+      connector: "c",
+    });
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(second.accessToken).not.toBe(first.accessToken);
     expect(second.accessToken).toMatch(/^at-/);
@@ -220,7 +228,10 @@ describe("discovery: the document's issuer", () => {
       const error = (await rejectionOf(plain(idp.url).authorizationUrl({ connector: "c" }))) as FdxResponseError;
       expect([other, error]).toEqual([other, expect.any(FdxResponseError)]);
       expect(error.issues).toEqual([
-        { path: "issuer", message: `is ${JSON.stringify(other)}, not the configured issuer ${JSON.stringify(idp.url)} (set expectedIssuer when the provider names itself otherwise)` },
+        {
+          path: "issuer",
+          message: `is ${JSON.stringify(other)}, not the configured issuer ${JSON.stringify(idp.url)} (set expectedIssuer when the provider names itself otherwise)`,
+        },
       ]);
       expect(idp.bodies).toEqual([]);
     }
@@ -260,6 +271,9 @@ describe("id tokens from the token endpoint", () => {
     }
     const { auth, req, callback } = await flow();
     tokenAnswer({ id_token: jwt({ iss: ISSUER, sub: "s", aud: CLIENT_ID, exp: inAnHour() }, { alg: "None" }), refresh_token: "rt-x-0123456789" });
-    expect(await rejectionOf(auth.exchangeCode(callback, req))).toMatchObject({ error: "invalid_id_token", errorDescription: "its alg is not an asymmetric JWS algorithm" });
+    expect(await rejectionOf(auth.exchangeCode(callback, req))).toMatchObject({
+      error: "invalid_id_token",
+      errorDescription: "its alg is not an asymmetric JWS algorithm",
+    });
   });
 });

@@ -33,7 +33,11 @@ const s256 = async (v: string) => Buffer.from(await crypto.subtle.digest("SHA-25
 /** A typed error whose every rendering is free of every secret of the flow. */
 async function expectCleanError(error: unknown, secrets: string[]) {
   expect(error).toBeInstanceOf(FdxError);
-  expectClean(await renderings(error), [CLIENT_SECRET, Buffer.from(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`).toString("base64"), ...secrets]);
+  expectClean(await renderings(error), [
+    CLIENT_SECRET,
+    Buffer.from(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`).toString("base64"),
+    ...secrets,
+  ]);
 }
 
 describe("authorizationUrl", () => {
@@ -88,7 +92,18 @@ describe("authorizationUrl", () => {
   it("takes a scope list and refuses bad input before anything is sent", async () => {
     const a = await auth().authorizationUrl({ connector: "c", scope: ["openid"] });
     expect(new URL(a.url).searchParams.get("scope")).toBe("openid");
-    for (const bad of [{ connector: "" }, { connector: "c", scope: [""] }, { connector: "c", scope: "openid" }, { connector: "c", loginHint: 2 }, { connector: "c", scope: ["a b"] }, { connector: "c", scope: ["openid", 5] }, { connector: "c", scope: ["openid", ""] }, { connector: "c", extraParams: { state: "x" } }, { connector: "c", prompt: 1 }, { connector: "c", extraParams: { x: 1 } }]) {
+    for (const bad of [
+      { connector: "" },
+      { connector: "c", scope: [""] },
+      { connector: "c", scope: "openid" },
+      { connector: "c", loginHint: 2 },
+      { connector: "c", scope: ["a b"] },
+      { connector: "c", scope: ["openid", 5] },
+      { connector: "c", scope: ["openid", ""] },
+      { connector: "c", extraParams: { state: "x" } },
+      { connector: "c", prompt: 1 },
+      { connector: "c", extraParams: { x: 1 } },
+    ]) {
       expect(await rejectionOf(auth().authorizationUrl(bad as never))).toBeInstanceOf(FdxValidationError);
     }
   });
@@ -104,7 +119,11 @@ describe("createAuthClient options", () => {
     expect(() => createAuthClient({ ...base, issuer: "https://idp.example.com", tokenEndpointAuth: "none" as never })).toThrow(/tokenEndpointAuth/);
     expect(() => createAuthClient({ ...base, issuer: "https://idp.example.com", expectedIssuer: "" })).toThrow(/expectedIssuer/);
     expect(() =>
-      createAuthClient({ ...base, issuer: "/sandbox", endpoints: { authorization: "https://a.example/auth", token: "http://a.example/token", revocation: "ftp://x" } }),
+      createAuthClient({
+        ...base,
+        issuer: "/sandbox",
+        endpoints: { authorization: "https://a.example/auth", token: "http://a.example/token", revocation: "ftp://x" },
+      }),
     ).toThrow(/endpoints\.token.*endpoints\.revocation|endpoints\.revocation.*endpoints\.token/s);
     expect(() => createAuthClient({ ...base, issuer: "https://u:p@idp.example.com" })).toThrow(FdxValidationError);
     const endpoints = { authorization: "https://a.example/auth", token: "https://a.example/token" };
@@ -121,7 +140,9 @@ describe("createAuthClient options", () => {
   it("refuses a discovery document with an endpoint that is not https, or no issuer", async () => {
     idp.override = ({ path }, res) => {
       if (!path.startsWith("/.well-known")) return false;
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ authorization_endpoint: "http://evil.example/auth", token_endpoint: `${idp.url}/token`, revocation_endpoint: "x" }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ authorization_endpoint: "http://evil.example/auth", token_endpoint: `${idp.url}/token`, revocation_endpoint: "x" }));
       return true;
     };
     const error = (await rejectionOf(make().authorizationUrl({ connector: "c" }))) as FdxResponseError;
@@ -140,13 +161,26 @@ describe("createAuthClient options", () => {
     const set = await direct.exchangeCode(idp.callback(req.url), req);
     expect(set.subject).toBe("user-sub-1");
     expect(idp.stats.discoveries).toBe(before);
-    const other = createAuthClient({ issuer: "ignored", expectedIssuer: "/other", clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, endpoints });
+    const other = createAuthClient({
+      issuer: "ignored",
+      expectedIssuer: "/other",
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: REDIRECT_URI,
+      endpoints,
+    });
     const req2 = await other.authorizationUrl({ connector: "c" });
     const callback = new URL(idp.callback(req2.url));
     callback.searchParams.delete("iss");
     const error = (await rejectionOf(other.exchangeCode(callback.href, req2))) as FdxAuthError;
     expect(error.error).toBe("invalid_id_token");
-    const noRevoke = createAuthClient({ issuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, endpoints: { ...endpoints, revocation: undefined } });
+    const noRevoke = createAuthClient({
+      issuer: ISSUER,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: REDIRECT_URI,
+      endpoints: { ...endpoints, revocation: undefined },
+    });
     expect(await rejectionOf(noRevoke.revoke("rt"))).toBeInstanceOf(FdxValidationError);
   });
 });
@@ -163,11 +197,18 @@ describe("exchangeCode", () => {
     expect(set.expiresAt).toBe((set.claims.exp as number) * 1000);
     expect(set.refreshToken).toMatch(/^rt-/);
     const form = new URLSearchParams(idp.bodies.at(-1));
-    expect(Object.fromEntries(form)).toEqual({ grant_type: "authorization_code", code: landed.searchParams.get("code"), redirect_uri: REDIRECT_URI, code_verifier: req.codeVerifier });
+    expect(Object.fromEntries(form)).toEqual({
+      grant_type: "authorization_code",
+      code: landed.searchParams.get("code"),
+      redirect_uri: REDIRECT_URI,
+      code_verifier: req.codeVerifier,
+    });
     expect(idp.headers.at(-1)!["content-type"]).toBe("application/x-www-form-urlencoded");
     // The IdP is no FDX API: no FAPI interaction id goes to it.
     expect(idp.headers.at(-1)!["x-fapi-interaction-id"]).toBeUndefined();
-    expect(idp.headers.at(-1)!.authorization).toBe(`Basic ${Buffer.from(`${encodeURIComponent(CLIENT_ID).replace(/%20/g, "+")}:${new URLSearchParams([["", CLIENT_SECRET]]).toString().slice(1)}`).toString("base64")}`);
+    expect(idp.headers.at(-1)!.authorization).toBe(
+      `Basic ${Buffer.from(`${encodeURIComponent(CLIENT_ID).replace(/%20/g, "+")}:${new URLSearchParams([["", CLIENT_SECRET]]).toString().slice(1)}`).toString("base64")}`,
+    );
   });
 
   it("puts the client credentials in the body with client_secret_post", async () => {
@@ -242,15 +283,21 @@ describe("bad input: a typed error, no secret, and no request where none is due"
   it("a callback with two states (even if one matches)", () => callbackError((u) => u.searchParams.append("state", "forged"), { error: "invalid_state" }));
   it("a callback with no state", () => callbackError((u) => u.searchParams.delete("state"), { error: "invalid_state" }));
   it("an error callback with a wrong state is a state error first", () =>
-    callbackError((u) => {
-      u.searchParams.set("error", "access_denied");
-      u.searchParams.set("state", "forged");
-    }, { error: "invalid_state" }));
+    callbackError(
+      (u) => {
+        u.searchParams.set("error", "access_denied");
+        u.searchParams.set("state", "forged");
+      },
+      { error: "invalid_state" },
+    ));
   it("error=access_denied", () =>
-    callbackError((u) => {
-      u.searchParams.set("error", "access_denied");
-      u.searchParams.set("error_description", "The user said no");
-    }, { error: "access_denied", errorDescription: "The user said no" }));
+    callbackError(
+      (u) => {
+        u.searchParams.set("error", "access_denied");
+        u.searchParams.set("error_description", "The user said no");
+      },
+      { error: "access_denied", errorDescription: "The user said no" },
+    ));
   it("an error callback that echoes the code", async () => {
     const { req, callback, code, secrets } = await flow();
     callback.searchParams.set("error", `server_error ${code}`);
@@ -259,7 +306,8 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     expect(error).toMatchObject({ error: "server_error [redacted]" });
     await expectCleanError(error, secrets);
   });
-  it("error=access_denied without a description", () => callbackError((u) => u.searchParams.set("error", "access_denied"), { error: "access_denied", errorDescription: undefined }));
+  it("error=access_denied without a description", () =>
+    callbackError((u) => u.searchParams.set("error", "access_denied"), { error: "access_denied", errorDescription: undefined }));
   it("two codes", () => callbackError((u) => u.searchParams.append("code", "another"), { error: "invalid_callback" }));
   it("an empty code", () => callbackError((u) => u.searchParams.set("code", ""), { error: "invalid_callback" }));
   it("an iss (RFC 9207) that is not the issuer", () => callbackError((u) => u.searchParams.set("iss", "https://evil.example"), { error: "invalid_issuer" }));
@@ -270,7 +318,11 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     expect(await rejectionOf(auth().exchangeCode("not a url", req))).toMatchObject({ error: "invalid_callback" });
   });
 
-  const tokenError = async (setup: (f: Awaited<ReturnType<typeof flow>>) => void | Promise<void>, check: (error: unknown) => void, checks?: (f: Awaited<ReturnType<typeof flow>>) => { state: string; codeVerifier: string; nonce?: string }) => {
+  const tokenError = async (
+    setup: (f: Awaited<ReturnType<typeof flow>>) => void | Promise<void>,
+    check: (error: unknown) => void,
+    checks?: (f: Awaited<ReturnType<typeof flow>>) => { state: string; codeVerifier: string; nonce?: string },
+  ) => {
     const f = await flow();
     await setup(f);
     const error = await rejectionOf(auth().exchangeCode(f.callback.href, checks ? checks(f) : f.req));
@@ -282,7 +334,10 @@ describe("bad input: a typed error, no secret, and no request where none is due"
   it("a long error description is cut in the message, whole in the field", async () => {
     const f = await flow();
     const long = "d".repeat(1000);
-    idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: long })), true) : false);
+    idp.override = ({ path }, res) =>
+      path === "/token"
+        ? (res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: long })), true)
+        : false;
     const error = (await rejectionOf(auth().exchangeCode(f.callback.href, f.req))) as FdxAuthError;
     expect(error.message).toHaveLength(200);
     expect(error.message.endsWith("…")).toBe(true);
@@ -298,7 +353,11 @@ describe("bad input: a typed error, no secret, and no request where none is due"
   });
   it("a wrong code verifier", async () => {
     const other = "x".repeat(43);
-    const error = await tokenError(() => undefined, (e) => expect(e).toMatchObject({ error: "invalid_grant", status: 400 }), (f) => ({ ...f.req, codeVerifier: other }));
+    const error = await tokenError(
+      () => undefined,
+      (e) => expect(e).toMatchObject({ error: "invalid_grant", status: 400 }),
+      (f) => ({ ...f.req, codeVerifier: other }),
+    );
     await expectCleanError(error, [other]);
   });
   it("a wrong client secret", async () => {
@@ -312,14 +371,16 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(status, { "content-type": type }).end(body), true) : false);
   };
   it("an IdP that answers HTML (200)", () => tokenError(answer(200, "text/html", "<html>sign in</html>"), (e) => expect(e).toBeInstanceOf(FdxResponseError)));
-  it("an IdP that answers HTML (502)", () => tokenError(answer(502, "text/html", "<html>bad gateway</html>"), (e) => expect(e).toMatchObject({ status: 502, name: "FdxApiError" })));
+  it("an IdP that answers HTML (502)", () =>
+    tokenError(answer(502, "text/html", "<html>bad gateway</html>"), (e) => expect(e).toMatchObject({ status: 502, name: "FdxApiError" })));
   it("an IdP that answers garbage echoing the request", () =>
     tokenError(
       (f) => answer(200, "application/json", `{"id_token": ${JSON.stringify(f.code)}, "oops": "${f.req.codeVerifier}`)(),
       (e) => expect(e).toBeInstanceOf(FdxResponseError),
     ));
   it("an IdP that answers a JSON array", () => tokenError(answer(200, "application/json", "[]"), (e) => expect(e).toBeInstanceOf(FdxResponseError)));
-  it("an oversize body", () => tokenError(answer(200, "application/json", JSON.stringify({ id_token: "x".repeat(70_000) })), (e) => expect(e).toBeInstanceOf(FdxResponseError)));
+  it("an oversize body", () =>
+    tokenError(answer(200, "application/json", JSON.stringify({ id_token: "x".repeat(70_000) })), (e) => expect(e).toBeInstanceOf(FdxResponseError)));
   it("an answer without an id token or a refresh token", async () => {
     await tokenError(answer(200, "application/json", JSON.stringify({ access_token: "at" })), (e) =>
       expect((e as FdxResponseError).issues.map((i) => i.path)).toEqual(["id_token"]),
@@ -338,7 +399,11 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     ["no alg", jwt(good, {}), /alg/],
     ["an empty header", `.${Buffer.from(JSON.stringify(good)).toString("base64url")}.s`, /not a JWT/],
     ["an empty payload", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}..s`, /not a JWT/],
-    ["a part that is base64 but not base64url", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from(JSON.stringify(good)).toString("base64url")}.a+b`, /not a JWT/],
+    [
+      "a part that is base64 but not base64url",
+      `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from(JSON.stringify(good)).toString("base64url")}.a+b`,
+      /not a JWT/,
+    ],
     ["an exp of 0", jwt({ ...good, exp: 0 }), /exp/],
     ["an aud list with a number", jwt({ ...good, aud: [CLIENT_ID, 5] }), /aud is missing/],
     ["a payload that is not an object", `${Buffer.from('{"alg":"RS256"}').toString("base64url")}.${Buffer.from("[1]").toString("base64url")}.s`, /payload/],
@@ -411,10 +476,20 @@ describe("refresh and revoke", () => {
   });
   it("keeps the refresh token when the answer brings none", async () => {
     const first = await connect();
-    idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id_token: jwt({ iss: ISSUER, sub: "s", aud: CLIENT_ID, exp: Math.floor(Date.now() / 1000) + 3600 }) })), true) : false);
+    idp.override = ({ path }, res) =>
+      path === "/token"
+        ? (res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ id_token: jwt({ iss: ISSUER, sub: "s", aud: CLIENT_ID, exp: Math.floor(Date.now() / 1000) + 3600 }) })),
+          true)
+        : false;
     expect((await auth().refresh(first.refreshToken)).refreshToken).toBe(first.refreshToken);
   });
-  for (const [claim, value] of [["sub", "another-user"], ["aud", [CLIENT_ID, "x"]], ["iss", "/sandbox2"]] as const) {
+  for (const [claim, value] of [
+    ["sub", "another-user"],
+    ["aud", [CLIENT_ID, "x"]],
+    ["iss", "/sandbox2"],
+  ] as const) {
     it(`refuses a refresh whose ${claim} changed`, async () => {
       const first = await connect();
       const previousClaims = claim === "iss" ? { ...first.claims, iss: value } : first.claims;
@@ -448,7 +523,20 @@ describe("refresh and revoke", () => {
 describe("isSafeEndpoint", () => {
   it("takes https:, and http: only to a loopback host, never with credentials", () => {
     const safe = ["https://idp.example.com/x", "http://localhost:8080/x", "http://[::1]/x", "http://127.0.0.1/x", "http://127.200.3.4:9/x"];
-    const unsafe = [42, undefined, new URL("https://idp.example.com/x"), "not a url", "http://idp.example.com", "http://x.127.0.0.1", "http://127.0.0.1.evil.example", "http://10.0.0.1", "ftp://localhost", "https://user@idp.example.com", "https://:pass@idp.example.com", "https://u:p@idp.example.com"];
+    const unsafe = [
+      42,
+      undefined,
+      new URL("https://idp.example.com/x"),
+      "not a url",
+      "http://idp.example.com",
+      "http://x.127.0.0.1",
+      "http://127.0.0.1.evil.example",
+      "http://10.0.0.1",
+      "ftp://localhost",
+      "https://user@idp.example.com",
+      "https://:pass@idp.example.com",
+      "https://u:p@idp.example.com",
+    ];
     for (const value of safe) expect([value, isSafeEndpoint(value)]).toEqual([value, true]);
     for (const value of unsafe) expect([value, isSafeEndpoint(value)]).toEqual([value, false]);
   });
@@ -473,7 +561,15 @@ describe("option and input checks name each path and rule", () => {
   };
 
   it("createAuthClient lists every bad option", () => {
-    const all = { clientId: 5, clientSecret: "", issuer: "http://idp.example.com", redirectUri: "/cb", timeoutMs: 1.5, tokenEndpointAuth: "none", expectedIssuer: "" };
+    const all = {
+      clientId: 5,
+      clientSecret: "",
+      issuer: "http://idp.example.com",
+      redirectUri: "/cb",
+      timeoutMs: 1.5,
+      tokenEndpointAuth: "none",
+      expectedIssuer: "",
+    };
     expect(issuesOf(() => createAuthClient(all as never))).toEqual([
       { path: "clientId", message: NON_EMPTY },
       { path: "clientSecret", message: NON_EMPTY },
@@ -484,13 +580,19 @@ describe("option and input checks name each path and rule", () => {
       { path: "expectedIssuer", message: NON_EMPTY },
     ]);
     const base = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI };
-    expect(issuesOf(() => createAuthClient({ ...base, issuer: "", endpoints: { authorization: "http://a.example/auth", token: 7, revocation: "ftp://x" } } as never))).toEqual([
+    expect(
+      issuesOf(() =>
+        createAuthClient({ ...base, issuer: "", endpoints: { authorization: "http://a.example/auth", token: 7, revocation: "ftp://x" } } as never),
+      ),
+    ).toEqual([
       { path: "endpoints.authorization", message: HTTPS_RULE },
       { path: "endpoints.token", message: HTTPS_RULE },
       { path: "endpoints.revocation", message: HTTPS_RULE },
       { path: "issuer", message: NON_EMPTY },
     ]);
-    expect(issuesOf(() => createAuthClient({ ...base, issuer: "https://idp.example.com", expectedIssuer: 5 } as never))).toEqual([{ path: "expectedIssuer", message: NON_EMPTY }]);
+    expect(issuesOf(() => createAuthClient({ ...base, issuer: "https://idp.example.com", expectedIssuer: 5 } as never))).toEqual([
+      { path: "expectedIssuer", message: NON_EMPTY },
+    ]);
     const endpoints = { authorization: "https://a.example/auth", token: "https://a.example/token" };
     expect(issuesOf(() => createAuthClient({ ...base, issuer: 5, endpoints } as never))).toEqual([{ path: "issuer", message: NON_EMPTY }]);
     expect(issuesOf(() => createAuthClient({ ...base, clientId: "", issuer: "https://idp.example.com", timeoutMs: -1 }))).toEqual([
@@ -498,15 +600,26 @@ describe("option and input checks name each path and rule", () => {
       { path: "timeoutMs", message: "must be an integer >= 1" },
     ]);
     // The boundaries that pass.
-    for (const extra of [{ timeoutMs: 1 }, { tokenEndpointAuth: "client_secret_basic" }, { tokenEndpointAuth: "client_secret_post" }, { expectedIssuer: "/x" }] as const) {
+    for (const extra of [
+      { timeoutMs: 1 },
+      { tokenEndpointAuth: "client_secret_basic" },
+      { tokenEndpointAuth: "client_secret_post" },
+      { expectedIssuer: "/x" },
+    ] as const) {
       expect(() => createAuthClient({ ...base, issuer: "https://idp.example.com", ...extra })).not.toThrow();
     }
     // With endpoints given the issuer is only the id tokens' iss: it need not be a URL.
-    expect(() => createAuthClient({ ...base, issuer: "/sandbox", endpoints: { authorization: "https://a.example/auth", token: "https://a.example/token" } })).not.toThrow();
+    expect(() =>
+      createAuthClient({ ...base, issuer: "/sandbox", endpoints: { authorization: "https://a.example/auth", token: "https://a.example/token" } }),
+    ).not.toThrow();
   });
 
   it("authorizationUrl lists every bad input", async () => {
-    expect(await asyncIssuesOf(auth().authorizationUrl({ connector: "", scope: "openid", prompt: 1, loginHint: 2, extraParams: { x: 1, state: "s", ui_locales: "fr" } } as never))).toEqual([
+    expect(
+      await asyncIssuesOf(
+        auth().authorizationUrl({ connector: "", scope: "openid", prompt: 1, loginHint: 2, extraParams: { x: 1, state: "s", ui_locales: "fr" } } as never),
+      ),
+    ).toEqual([
       { path: "connector", message: NON_EMPTY },
       { path: "scope", message: "must be an array of scope tokens" },
       { path: "prompt", message: "must be a string or null" },
@@ -530,7 +643,8 @@ describe("option and input checks name each path and rule", () => {
   });
 
   it("exchangeCode says which checks are missing", async () => {
-    const describeOf = async (checks: unknown) => ((await rejectionOf(auth().exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))) as FdxAuthError).errorDescription;
+    const describeOf = async (checks: unknown) =>
+      ((await rejectionOf(auth().exchangeCode("http://127.0.0.1/cb?code=1&state=s", checks as never))) as FdxAuthError).errorDescription;
     expect(await describeOf(undefined)).toBe("state, codeVerifier must be non-empty strings (from authorizationUrl)");
     expect(await describeOf({ state: "s", codeVerifier: "v", nonce: 5 })).toBe("nonce must be non-empty strings (from authorizationUrl)");
     expect(await describeOf({ state: 5, codeVerifier: "v", nonce: "" })).toBe("state, nonce must be non-empty strings (from authorizationUrl)");
@@ -562,7 +676,10 @@ describe("callback, answer and discovery errors say what was wrong", () => {
       expect(await rejectionOf(auth().exchangeCode(callback.href, req))).toMatchObject({ error, errorDescription });
     }
     const { req } = await flow();
-    expect(await rejectionOf(auth().exchangeCode("/callback?code=1", req))).toMatchObject({ error: "invalid_callback", errorDescription: "the callback URL is not an absolute URL" });
+    expect(await rejectionOf(auth().exchangeCode("/callback?code=1", req))).toMatchObject({
+      error: "invalid_callback",
+      errorDescription: "the callback URL is not an absolute URL",
+    });
     expect(idp.bodies).toHaveLength(0);
   });
 
@@ -595,15 +712,32 @@ describe("callback, answer and discovery errors say what was wrong", () => {
     expect(bare).toMatchObject({ status: 400, body: null });
     const b = await flow();
     json("/token", 400, { error: "invalid_grant", error_description: 7 });
-    expect(await rejectionOf(auth().exchangeCode(b.callback.href, b.req))).toMatchObject({ error: "invalid_grant", errorDescription: undefined, status: 400, message: "invalid_grant" });
+    expect(await rejectionOf(auth().exchangeCode(b.callback.href, b.req))).toMatchObject({
+      error: "invalid_grant",
+      errorDescription: undefined,
+      status: 400,
+      message: "invalid_grant",
+    });
   });
 
   it("a token answer's problems are listed with their rule", async () => {
     const cases: [unknown, { path: string; message: string }[]][] = [
       [[1], [{ path: "", message: "the token answer is not a JSON object" }]],
       [{ access_token: "at" }, [{ path: "id_token", message: NON_EMPTY }]],
-      [{ id_token: "", refresh_token: "" }, [{ path: "id_token", message: NON_EMPTY }, { path: "refresh_token", message: NON_EMPTY }]],
-      [{ id_token: 5, refresh_token: 5 }, [{ path: "id_token", message: NON_EMPTY }, { path: "refresh_token", message: NON_EMPTY }]],
+      [
+        { id_token: "", refresh_token: "" },
+        [
+          { path: "id_token", message: NON_EMPTY },
+          { path: "refresh_token", message: NON_EMPTY },
+        ],
+      ],
+      [
+        { id_token: 5, refresh_token: 5 },
+        [
+          { path: "id_token", message: NON_EMPTY },
+          { path: "refresh_token", message: NON_EMPTY },
+        ],
+      ],
     ];
     for (const [body, issues] of cases) {
       const { req, callback } = await flow();
@@ -626,7 +760,12 @@ describe("callback, answer and discovery errors say what was wrong", () => {
   });
 
   it("a discovery document's problems are listed with their rule", async () => {
-    json("/.well-known/openid-configuration", 200, { issuer: 5, authorization_endpoint: "http://evil.example/auth", token_endpoint: 7, revocation_endpoint: "x" });
+    json("/.well-known/openid-configuration", 200, {
+      issuer: 5,
+      authorization_endpoint: "http://evil.example/auth",
+      token_endpoint: 7,
+      revocation_endpoint: "x",
+    });
     expect(((await rejectionOf(make().issuer())) as FdxResponseError).issues).toEqual([
       { path: "issuer", message: NON_EMPTY },
       { path: "authorization_endpoint", message: HTTPS_RULE },
@@ -643,7 +782,9 @@ describe("callback, answer and discovery errors say what was wrong", () => {
     json("/.well-known/openid-configuration", 200, { issuer: ISSUER, authorization_endpoint: `${idp.url}/auth`, token_endpoint: `${idp.url}/token` });
     const client = make();
     expect(await client.issuer()).toBe(ISSUER);
-    expect(((await rejectionOf(client.revoke("rt-1"))) as FdxValidationError).issues).toEqual([{ path: "endpoints.revocation", message: "the IdP has no revocation endpoint" }]);
+    expect(((await rejectionOf(client.revoke("rt-1"))) as FdxValidationError).issues).toEqual([
+      { path: "endpoints.revocation", message: "the IdP has no revocation endpoint" },
+    ]);
   });
 
   it("discovery is a public GET (no credentials in Authorization), found under an issuer with several trailing slashes", async () => {

@@ -66,7 +66,10 @@ describe("token answers", () => {
     ["form-encoded", () => new Response("access_token=at-form&expires_in=60", { headers: { "content-type": "application/x-www-form-urlencoded" } })],
     ["form fields as text/plain", () => new Response("access_token=at-text&expires_in=60", { headers: { "content-type": "text/plain" } })],
     ["form fields with no media type", () => new Response(new Blob(["access_token=at-none"]))],
-    ["form-encoded, a first field name of unusual characters", () => new Response("x!y=1&access_token=at-odd", { headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" } })],
+    [
+      "form-encoded, a first field name of unusual characters",
+      () => new Response("x!y=1&access_token=at-odd", { headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" } }),
+    ],
   ])("reads a %s answer", async (_, respond) => {
     const { tokens } = tokensAnswering(respond);
     expect(await tokens()).toMatch(/^at-/);
@@ -74,7 +77,11 @@ describe("token answers", () => {
 
   it.each([
     ["a JSON array", () => Response.json([{ access_token: "x" }]), "the token response is not a JSON object"],
-    ["text that is no form", () => new Response("not json, access_token=at", { headers: { "content-type": "text/plain" } }), "the token response is not a JSON object"],
+    [
+      "text that is no form",
+      () => new Response("not json, access_token=at", { headers: { "content-type": "text/plain" } }),
+      "the token response is not a JSON object",
+    ],
     ["JSON without a token", () => Response.json({ token_type: "Bearer" }), "missing from the token response"],
     ["an empty token", () => Response.json({ access_token: "" }), "missing from the token response"],
     ["a token that is a number", () => Response.json({ access_token: 42 }), "missing from the token response"],

@@ -1,7 +1,19 @@
 import { inspect } from "node:util";
 import { delay, HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { clientCredentials, createClient, FdxApiError, FdxBadRequestError, FdxConnectionError, FdxError, FdxRateLimitError, FdxResponseError, FdxTimeoutError, FdxUnauthorizedError, FdxValidationError } from "../../src/index.js";
+import {
+  clientCredentials,
+  createClient,
+  FdxApiError,
+  FdxBadRequestError,
+  FdxConnectionError,
+  FdxError,
+  FdxRateLimitError,
+  FdxResponseError,
+  FdxTimeoutError,
+  FdxUnauthorizedError,
+  FdxValidationError,
+} from "../../src/index.js";
 import { BASE, refusedPort, rejectionOf, useMsw } from "../support/http.js";
 
 const { on, seen } = useMsw();
@@ -106,9 +118,7 @@ describe("caching", () => {
   });
 
   it("does not cache a failure: the next call asks again", async () => {
-    on("post", TOKEN_URL, (_, n) =>
-      n === 1 ? HttpResponse.json({ error: "temporarily_unavailable" }, { status: 503 }) : grant(3600)(),
-    );
+    on("post", TOKEN_URL, (_, n) => (n === 1 ? HttpResponse.json({ error: "temporarily_unavailable" }, { status: 503 }) : grant(3600)()));
     const tokens = clientCredentials(options);
     await expect(tokens()).rejects.toBeInstanceOf(FdxApiError);
     await expect(tokens()).resolves.toBe("at-1");
@@ -134,10 +144,7 @@ describe("failures are typed and secret-free", () => {
 
   it("redacts a secret the server echoes back", async () => {
     on("post", TOKEN_URL, async ({ headers }) =>
-      HttpResponse.json(
-        { error: "invalid_client", error_description: `bad secret ${SECRET} in ${headers.get("authorization")}` },
-        { status: 401 },
-      ),
+      HttpResponse.json({ error: "invalid_client", error_description: `bad secret ${SECRET} in ${headers.get("authorization")}` }, { status: 401 }),
     );
     const error = await rejectionOf(clientCredentials(options)());
     expect(error).toBeInstanceOf(FdxUnauthorizedError);
@@ -217,11 +224,14 @@ describe("a token endpoint that echoes the credentials", () => {
   it("a JSON-escaped secret (slashes too) and the Basic credential in a header are redacted", async () => {
     const secret = "s3cr/et+1";
     const basic = btoa(`my+client:${encodeURIComponent(secret).replace(/%20/g, "+")}`);
-    on("post", TOKEN_URL, (request) =>
-      new HttpResponse(`{"error":"invalid_client","error_description":"bad secret s3cr\\/et+1 for ${request.headers.get("authorization")}"}`, {
-        status: 401,
-        headers: { "content-type": "application/json", "x-echo": `${request.headers.get("authorization")}` },
-      }),
+    on(
+      "post",
+      TOKEN_URL,
+      (request) =>
+        new HttpResponse(`{"error":"invalid_client","error_description":"bad secret s3cr\\/et+1 for ${request.headers.get("authorization")}"}`, {
+          status: 401,
+          headers: { "content-type": "application/json", "x-echo": `${request.headers.get("authorization")}` },
+        }),
     );
     const error = (await rejectionOf(clientCredentials({ ...options, clientSecret: secret })())) as FdxUnauthorizedError;
     expect(error).toBeInstanceOf(FdxUnauthorizedError);
@@ -235,7 +245,7 @@ describe("a token endpoint that echoes the credentials", () => {
   });
 });
 
-describe('edge cases: options, timeouts, odd answers, custom fetch errors', () => {
+describe("edge cases: options, timeouts, odd answers, custom fetch errors", () => {
   // Edge cases of clientCredentials that the main suite leaves out: option
   // checks, the token-request timeout, odd token responses and error bodies, and
   // errors from a custom fetch that must not carry the secret.
@@ -362,9 +372,7 @@ describe('edge cases: options, timeouts, odd answers, custom fetch errors', () =
     });
 
     it("429 is an FdxRateLimitError with the server's Retry-After", async () => {
-      const fetch = fetchWith(() =>
-        Response.json({ error: "slow_down" }, { status: 429, headers: { "Retry-After": "7" } }),
-      );
+      const fetch = fetchWith(() => Response.json({ error: "slow_down" }, { status: 429, headers: { "Retry-After": "7" } }));
       const error = (await rejection(clientCredentials({ ...base, fetch })())) as FdxRateLimitError;
       expect(error).toBeInstanceOf(FdxRateLimitError);
       expect(error.code).toBe("slow_down");
@@ -384,9 +392,7 @@ describe('edge cases: options, timeouts, odd answers, custom fetch errors', () =
     });
 
     it("drops a cause object that mentions the secret, and one that cannot be inspected", async () => {
-      const quoting = (await rejection(
-        clientCredentials({ ...base, fetch: () => Promise.reject({ request: { password: SECRET } }) })(),
-      )) as FdxConnectionError;
+      const quoting = (await rejection(clientCredentials({ ...base, fetch: () => Promise.reject({ request: { password: SECRET } }) })())) as FdxConnectionError;
       expect(quoting).toBeInstanceOf(FdxConnectionError);
       expect(quoting.cause).toBeUndefined();
       expectNoSecret(quoting);

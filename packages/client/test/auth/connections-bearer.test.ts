@@ -2,7 +2,15 @@
 // the token's lifetime, the access token as the bearer, refresh answers
 // without an id token, and answers without the tokens a connection needs.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createAuthClient, createConnections, FdxAuthError, memoryConnectionStore, type AuthClient, type ConnectionsOptions, type ConnectionStore } from "../../src/auth/index.js";
+import {
+  createAuthClient,
+  createConnections,
+  FdxAuthError,
+  memoryConnectionStore,
+  type AuthClient,
+  type ConnectionsOptions,
+  type ConnectionStore,
+} from "../../src/auth/index.js";
 import { FdxResponseError, FdxValidationError } from "../../src/index.js";
 import { rejectionOf } from "../support/http.js";
 import { CLIENT_ID, CLIENT_SECRET, ISSUER, REDIRECT_URI, startIdp, type TestIdp } from "../support/idp.js";
@@ -94,7 +102,9 @@ describe("the refresh window: refreshBeforeMs, never more than half the token's 
     it(`with ${name} there is no cap: a 6 s token is inside the 5 min window at once`, async () => {
       idp.idTokenTtlS = 6;
       const exp = (minted: Record<string, unknown>) => minted.exp as number;
-      idp.extraClaims = { iat: iat === "exp" ? exp : iat === "later" ? (minted: Record<string, unknown>) => exp(minted) + 54 : iat === "text" ? "now" : undefined };
+      idp.extraClaims = {
+        iat: iat === "exp" ? exp : iat === "later" ? (minted: Record<string, unknown>) => exp(minted) + 54 : iat === "text" ? "now" : undefined,
+      };
       const connections = make();
       await connect(connections);
       const before = refreshes();
@@ -191,7 +201,12 @@ describe('bearer: "access_token"', () => {
     idp.extraAnswer = { id_token: undefined };
     const error = await rejectionOf(connections.refresh("user-42"));
     expect(error).toBeInstanceOf(FdxResponseError);
-    expect(await store.get("user-42")).toMatchObject({ status: "active", idToken: connection.idToken, refreshToken: connection.refreshToken, lease: undefined });
+    expect(await store.get("user-42")).toMatchObject({
+      status: "active",
+      idToken: connection.idToken,
+      refreshToken: connection.refreshToken,
+      lease: undefined,
+    });
   });
 
   it("complete() of an answer without an access token throws and stores nothing, its refresh token revoked", async () => {
@@ -202,7 +217,10 @@ describe('bearer: "access_token"', () => {
       const revoked = idp.revoked.length;
       const error = await rejectionOf(connect(connections, id as string));
       expect(error).toBeInstanceOf(FdxAuthError);
-      expect(error).toMatchObject({ error: "no_access_token", errorDescription: 'the provider sent no access token, and bearer: "access_token" hands one to data calls' });
+      expect(error).toMatchObject({
+        error: "no_access_token",
+        errorDescription: 'the provider sent no access token, and bearer: "access_token" hands one to data calls',
+      });
       expect(idp.revoked.slice(revoked)).toEqual([expect.stringMatching(/^rt-/)]);
     }
     expect(await store.get("user-42")).toBeUndefined();

@@ -91,7 +91,8 @@ const until = async (check: () => boolean) => {
 };
 
 const answer = (status: number, body: unknown) => {
-  idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), true) : false);
+  idp.override = ({ path }, res) =>
+    path === "/token" ? (res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), true) : false;
 };
 
 /** An AuthClient that answers refreshes and exchanges with sets fetched beforehand (no network: the clock can be fake), recording what it is asked. */
@@ -136,7 +137,9 @@ describe("waiting for another process's lease (fake clock)", () => {
     vi.advanceTimersByTime(600_000);
     const connections = createConnections({ auth: client, store: h.store, refreshBeforeMs: 0, leaseMs: 1_000 });
     let result: string | undefined;
-    void connections.token("user-42")({ rejected: connection.idToken, signal: undefined }).then((t) => (result = t));
+    void connections
+      .token("user-42")({ rejected: connection.idToken, signal: undefined })
+      .then((t) => (result = t));
     await vi.advanceTimersByTimeAsync(0);
     const reads = h.reads;
     await vi.advanceTimersByTimeAsync(1_000);
@@ -196,7 +199,10 @@ describe("a store that fails the write of refreshed tokens (fake clock)", () => 
       // Another process moved the row meanwhile, with a key this one lacks.
       await writeAsOther(h.inner, id, { accounts: ["moved"] });
       h.afterRead = () => {
-        throw new FdxConnectionStoreError('The idToken of connection "user-42" does not decrypt: no key has the id "k2"', { connectionId: "user-42", reason: "undecryptable" });
+        throw new FdxConnectionStoreError('The idToken of connection "user-42" does not decrypt: no key has the id "k2"', {
+          connectionId: "user-42",
+          reason: "undecryptable",
+        });
       };
     };
     fakeClock();
@@ -217,7 +223,10 @@ describe("a store that fails the write of refreshed tokens (fake clock)", () => 
       h.beforeWrite = undefined;
       await writeAsOther(h.inner, id, { accounts: ["moved"] });
       h.afterRead = () => {
-        throw new FdxConnectionStoreError('The idToken of connection "user-42" does not decrypt: no key has the id "k2"', { connectionId: "user-42", reason: "undecryptable" });
+        throw new FdxConnectionStoreError('The idToken of connection "user-42" does not decrypt: no key has the id "k2"', {
+          connectionId: "user-42",
+          reason: "undecryptable",
+        });
       };
     };
     const error = await rejectionOf(connections.token("user-42")({ rejected: connection.idToken, signal: undefined }));
@@ -548,7 +557,9 @@ describe("a proactive call and another process's lease", () => {
     const before = stats();
     const reads = h.reads;
     let settled = false;
-    const waiting = connections.token("user-42")().finally(() => (settled = true));
+    const waiting = connections
+      .token("user-42")()
+      .finally(() => (settled = true));
     await until(() => settled || h.reads > reads + 3);
     await writeAsOther(h.inner, "user-42", { idToken: "fresh-from-the-other-host", expiresAt: Date.now() + 3_600_000, lease: undefined });
     expect(await waiting).toBe("fresh-from-the-other-host");
@@ -567,7 +578,9 @@ describe("a proactive call and another process's lease", () => {
     const before = stats();
     const reads = h.reads;
     let settled = false;
-    const waiting = connections.token("user-42")().finally(() => (settled = true));
+    const waiting = connections
+      .token("user-42")()
+      .finally(() => (settled = true));
     await until(() => settled || h.reads > reads + 3);
     await writeAsOther(h.inner, "user-42", { idToken: "fresh-from-the-other-host", expiresAt: Date.now() + 3_600_000, lease: undefined });
     expect(await waiting).toBe("fresh-from-the-other-host");
@@ -576,14 +589,16 @@ describe("a proactive call and another process's lease", () => {
 });
 
 describe("refusals and what they end", () => {
-  const refusal = (change: (store: ConnectionStore) => Promise<unknown>, error = "invalid_grant") => (store: ConnectionStore) => {
-    idp.override = async ({ path }, res) => {
-      if (path !== "/token") return false;
-      await change(store);
-      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error }));
-      return true;
+  const refusal =
+    (change: (store: ConnectionStore) => Promise<unknown>, error = "invalid_grant") =>
+    (store: ConnectionStore) => {
+      idp.override = async ({ path }, res) => {
+        if (path !== "/token") return false;
+        await change(store);
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error }));
+        return true;
+      };
     };
-  };
 
   it("invalid_grant for a row deleted meanwhile: not_found, nothing written back", async () => {
     const store = memoryConnectionStore();
@@ -610,7 +625,9 @@ describe("refusals and what they end", () => {
     const store = memoryConnectionStore();
     const connections = make(store);
     const connection = await connect(connections);
-    refusal((s) => writeAsOther(s, "user-42", { createdAt: connection.createdAt + 1, idToken: "recreated-id-token", expiresAt: Date.now() + 3_600_000, lease: undefined }))(store);
+    refusal((s) =>
+      writeAsOther(s, "user-42", { createdAt: connection.createdAt + 1, idToken: "recreated-id-token", expiresAt: Date.now() + 3_600_000, lease: undefined }),
+    )(store);
     expect(await connections.token("user-42")({ rejected: connection.idToken, signal: undefined })).toBe("recreated-id-token");
     expect(await store.get("user-42")).toMatchObject({ status: "active", idToken: "recreated-id-token" });
   });
@@ -619,13 +636,19 @@ describe("refusals and what they end", () => {
     const store = memoryConnectionStore();
     const connections = make(store);
     const connection = await connect(connections);
-    refusal((s) => writeAsOther(s, "user-42", { idToken: "rotated-elsewhere", refreshToken: "rt-elsewhere", expiresAt: Date.now() + 3_600_000 }), "invalid_request")(store);
+    refusal(
+      (s) => writeAsOther(s, "user-42", { idToken: "rotated-elsewhere", refreshToken: "rt-elsewhere", expiresAt: Date.now() + 3_600_000 }),
+      "invalid_request",
+    )(store);
     expect(await connections.token("user-42")({ rejected: connection.idToken, signal: undefined })).toBe("rotated-elsewhere");
     expect(await store.get("user-42")).toMatchObject({ status: "active", refreshToken: "rt-elsewhere", lease: undefined });
   });
 
   it("only the IdP's own invalid_grant ends a connection, not a local error or a foreign error with the same code", async () => {
-    for (const thrown of [new FdxAuthError({ error: "invalid_grant", errorDescription: "checked locally" }), Object.assign(new Error("from a custom client"), { error: "invalid_grant", status: 400 })]) {
+    for (const thrown of [
+      new FdxAuthError({ error: "invalid_grant", errorDescription: "checked locally" }),
+      Object.assign(new Error("from a custom client"), { error: "invalid_grant", status: 400 }),
+    ]) {
       const store = memoryConnectionStore();
       const connection = await connect(make(store));
       const refusing: AuthClient = { ...auth, refresh: () => Promise.reject(thrown) };

@@ -102,7 +102,18 @@ describe("complete, get, list, findByConsentId", () => {
     const changes: [string, string | undefined][] = [];
     const connections = make(spy.store, { onStatusChange: (c, previous) => void changes.push([c.status, previous]) });
     const connection = await connect(connections, "user-42", { accounts: ["a1"], grantId: "consent-1" });
-    expect(connection).toMatchObject({ id: "user-42", status: "active", accounts: ["a1"], subject: "user-sub-1", connector: "mikomo", consentId: "consent-1", issuer: ISSUER, clientId: CLIENT_ID, version: 1, lease: undefined });
+    expect(connection).toMatchObject({
+      id: "user-42",
+      status: "active",
+      accounts: ["a1"],
+      subject: "user-sub-1",
+      connector: "mikomo",
+      consentId: "consent-1",
+      issuer: ISSUER,
+      clientId: CLIENT_ID,
+      version: 1,
+      lease: undefined,
+    });
     expect(connection.createdAt).toBe(connection.updatedAt);
     expect(await connections.get("user-42")).toEqual(connection);
     expect(changes).toEqual([["active", undefined]]);
@@ -124,7 +135,12 @@ describe("complete, get, list, findByConsentId", () => {
   it("an id function that throws, or names a bad id, stores nothing and revokes the new refresh token", async () => {
     const store = memoryConnectionStore();
     const connections = make(store);
-    for (const name of [() => "", () => { throw new Error("no name"); }]) {
+    for (const name of [
+      () => "",
+      () => {
+        throw new Error("no name");
+      },
+    ]) {
       const req = await auth.authorizationUrl({ connector: "mikomo" });
       const before = stats();
       await expect(connections.complete(name, idp.callback(req.url), req)).rejects.toThrow();
@@ -297,7 +313,11 @@ describe("complete, get, list, findByConsentId", () => {
       }),
     };
     const connections = make(broken);
-    for (const error of [await rejectionOf(connections.get("u")), await rejectionOf(connections.token("u")()), await rejectionOf(connections.findByConsentId("c"))]) {
+    for (const error of [
+      await rejectionOf(connections.get("u")),
+      await rejectionOf(connections.token("u")()),
+      await rejectionOf(connections.findByConsentId("c")),
+    ]) {
       expect(error).toBeInstanceOf(FdxConnectionStoreError);
       expectClean(await renderings(error), [secretRow]);
     }
@@ -579,7 +599,8 @@ describe("races and leaks", () => {
   }, 30_000);
 
   const answer = (status: number, body: unknown) => {
-    idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), true) : false);
+    idp.override = ({ path }, res) =>
+      path === "/token" ? (res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), true) : false;
   };
 
   for (const error of ["invalid_grant", "invalid_request"]) {
@@ -624,8 +645,16 @@ describe("races and leaks", () => {
   const keeps: [string, () => void, (e: unknown) => void][] = [
     ["invalid_client", () => answer(401, { error: "invalid_client" }), (e) => expect(e).toMatchObject({ error: "invalid_client", status: 401 })],
     ["a 500", () => answer(500, { error: "server_error" }), (e) => expect(e).toMatchObject({ error: "server_error", status: 500 })],
-    ["a 502 page", () => (idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(502, { "content-type": "text/html" }).end("<h1>502</h1>"), true) : false)), (e) => expect(e).toBeInstanceOf(FdxApiError)],
-    ["a network error", () => (idp.override = ({ path }, res) => (path === "/token" ? (res.socket!.destroy(), true) : false)), (e) => expect(e).toBeInstanceOf(FdxConnectionError)],
+    [
+      "a 502 page",
+      () => (idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(502, { "content-type": "text/html" }).end("<h1>502</h1>"), true) : false)),
+      (e) => expect(e).toBeInstanceOf(FdxApiError),
+    ],
+    [
+      "a network error",
+      () => (idp.override = ({ path }, res) => (path === "/token" ? (res.socket!.destroy(), true) : false)),
+      (e) => expect(e).toBeInstanceOf(FdxConnectionError),
+    ],
     ["a timeout", () => (idp.override = ({ path }) => path === "/token"), (e) => expect(e).toBeInstanceOf(FdxTimeoutError)],
     ["an unreadable answer", () => answer(200, { nothing: true }), (e) => expect(e).toMatchObject({ name: "FdxResponseError" })],
     ["a changed sub", () => (idp.extraClaims = { sub: "someone-else" }), (e) => expect(e).toMatchObject({ error: "invalid_id_token" })],
@@ -640,7 +669,12 @@ describe("races and leaks", () => {
       const error = await rejectionOf(connections.token("user-42")({ rejected: connection.idToken, signal: undefined }));
       check(error);
       expectClean(await renderings(error), [connection.refreshToken, CLIENT_SECRET]);
-      expect(await store.get("user-42")).toMatchObject({ status: "active", idToken: connection.idToken, refreshToken: connection.refreshToken, lease: undefined });
+      expect(await store.get("user-42")).toMatchObject({
+        status: "active",
+        idToken: connection.idToken,
+        refreshToken: connection.refreshToken,
+        lease: undefined,
+      });
     });
   }
 
@@ -790,7 +824,13 @@ describe("refresh(id) and revoke(id)", () => {
     const store = memoryConnectionStore();
     const connections = make(store);
     const connection = await connect(connections);
-    idp.override = ({ path }, res) => (path === "/revoke" ? (res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "temporarily_unavailable", error_description: connection.refreshToken })), true) : false);
+    idp.override = ({ path }, res) =>
+      path === "/revoke"
+        ? (res
+            .writeHead(503, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: "temporarily_unavailable", error_description: connection.refreshToken })),
+          true)
+        : false;
     const error = await rejectionOf(connections.revoke("user-42"));
     expect(error).toMatchObject({ error: "temporarily_unavailable", status: 503 });
     expectClean(await renderings(error), [connection.refreshToken]);
@@ -852,7 +892,9 @@ describe("checks and store errors name what was wrong", () => {
 
   it("createConnections lists every bad option with its rule", () => {
     const store = memoryConnectionStore();
-    expect(issuesOf(() => createConnections({ auth, store, refreshBeforeMs: -1, leaseMs: 9, cacheTtlMs: 1.5, cacheSize: 0, onStatusChange: 1 as never }))).toEqual([
+    expect(
+      issuesOf(() => createConnections({ auth, store, refreshBeforeMs: -1, leaseMs: 9, cacheTtlMs: 1.5, cacheSize: 0, onStatusChange: 1 as never })),
+    ).toEqual([
       { path: "refreshBeforeMs", message: "must be an integer >= 0" },
       { path: "leaseMs", message: "must be an integer >= 10" },
       { path: "cacheTtlMs", message: "must be an integer >= 0" },
@@ -876,7 +918,12 @@ describe("checks and store errors name what was wrong", () => {
     const ID = [{ path: "id", message: NON_EMPTY }];
     expect(issuesOf(() => connections.token(""))).toEqual(ID);
     expect(issuesOf(() => connections.token(5 as never))).toEqual(ID);
-    for (const call of [connections.get(""), connections.refresh(""), connections.revoke(""), connections.complete("", "http://127.0.0.1/cb", { state: "s", codeVerifier: "v" })]) {
+    for (const call of [
+      connections.get(""),
+      connections.refresh(""),
+      connections.revoke(""),
+      connections.complete("", "http://127.0.0.1/cb", { state: "s", codeVerifier: "v" }),
+    ]) {
       expect(((await rejectionOf(call)) as FdxValidationError).issues).toEqual(ID);
     }
     expect(((await rejectionOf(connections.findByConsentId(""))) as FdxValidationError).issues).toEqual([{ path: "consentId", message: NON_EMPTY }]);
@@ -922,9 +969,11 @@ describe("checks and store errors name what was wrong", () => {
     thrown = null;
     expect((await messageOf(connections.get("u"))).message).toBe('The connection store\'s get failed for connection "u" (object)');
     thrown = "plain";
-    const listed = await messageOf((async () => {
-      for await (const _ of connections.list());
-    })());
+    const listed = await messageOf(
+      (async () => {
+        for await (const _ of connections.list());
+      })(),
+    );
     expect(listed.message).toBe("The connection store's list failed (string)");
     expect(listed.connectionId).toBeUndefined();
     expect((await messageOf(connections.findByConsentId("c"))).message).toBe("The connection store's findByConsentId failed (string)");

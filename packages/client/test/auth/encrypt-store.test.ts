@@ -132,7 +132,14 @@ describe("encryptConnectionStore", () => {
     await undecryptable(otherKey, "a");
     const unknownId = encryptConnectionStore(inner, { keys: { k9: K1 }, current: "k9" });
     expect((await undecryptable(unknownId, "a")).message).toContain("k1");
-    for (const bad of ["fdxenc.v2.k1", "fdxenc.v2.k1.abc.def", `fdxenc.v2.k1.${"A".repeat(16)}.A`, `${a.idToken}.extra`, "fdxenc.v2..AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", "fdxenc.v3.k1.x.y"]) {
+    for (const bad of [
+      "fdxenc.v2.k1",
+      "fdxenc.v2.k1.abc.def",
+      `fdxenc.v2.k1.${"A".repeat(16)}.A`,
+      `${a.idToken}.extra`,
+      "fdxenc.v2..AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA",
+      "fdxenc.v3.k1.x.y",
+    ]) {
       edit("a", { idToken: bad });
       await undecryptable(store, "a");
     }
@@ -399,7 +406,7 @@ describe("encryptConnectionStore: the row binding (someone with write access to 
     await undecryptable(store.get("b"), "b");
   });
 
-  it("binds one canonical encoding: absent, null and \"\" alike, times as integer milliseconds", async () => {
+  it('binds one canonical encoding: absent, null and "" alike, times as integer milliseconds', async () => {
     const { store, edit, raw } = await setup();
     await store.compareAndSet("c", 0, sampleConnection("c", { connector: undefined, consentId: "", expiresAt: 1_900_000_000_000.4 }));
     const written = raw("c");
@@ -423,7 +430,15 @@ describe("encryptConnectionStore: the row binding (someone with write access to 
   it("opens a store the previous release wrote, re-seals a row on its next write, and rekey() re-seals the rest", async () => {
     const { store: inner, raw, put } = editableStore();
     put(LEGACY_ROW);
-    put({ ...LEGACY_ROW, id: "legacy-revoked", status: "revoked", idToken: "", refreshToken: "", accessToken: undefined as never, accessTokenExpiresAt: undefined as never });
+    put({
+      ...LEGACY_ROW,
+      id: "legacy-revoked",
+      status: "revoked",
+      idToken: "",
+      refreshToken: "",
+      accessToken: undefined as never,
+      accessTokenExpiresAt: undefined as never,
+    });
     const store = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
     const opened = (await store.get("legacy-user"))!;
     expect(opened).toEqual({ ...LEGACY_ROW, idToken: "legacy-id-token", refreshToken: "legacy-refresh-token" });
@@ -441,7 +456,7 @@ describe("encryptConnectionStore: the row binding (someone with write access to 
     expect(await strict.get("legacy-revoked")).toMatchObject({ status: "revoked", idToken: "" });
   });
 
-  it("with legacyEnvelopes: \"refuse\", a row of the previous format (an old row put back) is undecryptable, empty tokens included", async () => {
+  it('with legacyEnvelopes: "refuse", a row of the previous format (an old row put back) is undecryptable, empty tokens included', async () => {
     const { store: inner, put } = editableStore();
     put(LEGACY_ROW);
     put({ ...LEGACY_ROW, id: "legacy-revoked", idToken: "", refreshToken: "" });

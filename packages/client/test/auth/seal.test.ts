@@ -11,13 +11,20 @@ const KEYS = { k1: K1 };
 /** As authorizationUrl makes them: 32 random bytes, 43 base64url characters each. */
 const token = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
 const pending = (): PendingAuthorization => ({ state: token(), nonce: token(), codeVerifier: token() });
-const seal = (request: PendingAuthorization, connectionId = "alice", keys: Record<string, string> = KEYS, current = "k1") => sealAuthorization(request, { connectionId, keys, current });
+const seal = (request: PendingAuthorization, connectionId = "alice", keys: Record<string, string> = KEYS, current = "k1") =>
+  sealAuthorization(request, { connectionId, keys, current });
 
 /** What a value sealed by this SDK is made of, built here from the outside: `v1.<key id>.<base64url(iv ‖ AES-GCM(plain))>`. */
 async function sealByHand(plain: string | Uint8Array<ArrayBuffer>, options: { keyId: string; key: string; additionalData: string }) {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const cryptoKey = await crypto.subtle.importKey("raw", Buffer.from(options.key, "base64"), "AES-GCM", false, ["encrypt"]);
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(options.additionalData) }, cryptoKey, typeof plain === "string" ? new TextEncoder().encode(plain) : plain));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(options.additionalData) },
+      cryptoKey,
+      typeof plain === "string" ? new TextEncoder().encode(plain) : plain,
+    ),
+  );
   return `v1.${options.keyId}.${Buffer.concat([iv, sealed]).toString("base64url")}`;
 }
 
@@ -88,16 +95,22 @@ describe("openAuthorization refuses with invalid_state", () => {
     vi.setSystemTime(Date.parse("2026-03-01T12:00:00.999Z"));
     expect(await openAuthorization(short, { connectionId: "alice", keys: KEYS })).toEqual(request);
     vi.setSystemTime(Date.parse("2026-03-01T12:00:01.000Z"));
-    expect(await refusal(openAuthorization(short, { connectionId: "alice", keys: KEYS }), Object.values(request))).toBe("the sealed authorization expired at 2026-03-01T12:00:01.000Z");
+    expect(await refusal(openAuthorization(short, { connectionId: "alice", keys: KEYS }), Object.values(request))).toBe(
+      "the sealed authorization expired at 2026-03-01T12:00:01.000Z",
+    );
     vi.setSystemTime(Date.parse("2026-03-01T12:09:59.999Z"));
     expect(await openAuthorization(sealed, { connectionId: "alice", keys: KEYS })).toEqual(request);
     vi.setSystemTime(Date.parse("2026-03-01T12:10:00.000Z"));
-    expect(await refusal(openAuthorization(sealed, { connectionId: "alice", keys: KEYS }))).toBe("the sealed authorization expired at 2026-03-01T12:10:00.000Z");
+    expect(await refusal(openAuthorization(sealed, { connectionId: "alice", keys: KEYS }))).toBe(
+      "the sealed authorization expired at 2026-03-01T12:10:00.000Z",
+    );
   });
 
   it("a value sealed with a key id not among the keys", async () => {
     const sealed = await seal(pending());
-    expect(await refusal(openAuthorization(sealed, { connectionId: "alice", keys: { k2: K2 } }))).toBe('the sealed authorization was sealed with the key id "k1", which is not among the keys');
+    expect(await refusal(openAuthorization(sealed, { connectionId: "alice", keys: { k2: K2 } }))).toBe(
+      'the sealed authorization was sealed with the key id "k1", which is not among the keys',
+    );
   });
 
   it("a value sealed with another key under the same id", async () => {
@@ -153,26 +166,45 @@ describe("openAuthorization refuses with invalid_state", () => {
       `v1.k1.${body!.slice(0, 37)}`,
       "fdxenc.v1.k1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
     ];
-    for (const value of cases) expect([value, await refusal(openAuthorization(value, { connectionId: "alice", keys: KEYS }))]).toEqual([value, "the sealed authorization is malformed"]);
+    for (const value of cases)
+      expect([value, await refusal(openAuthorization(value, { connectionId: "alice", keys: KEYS }))]).toEqual([value, "the sealed authorization is malformed"]);
     // Twelve bytes of IV and a sixteen-byte tag are the least a sealed value holds: one byte less is malformed, not "does not open".
     const shortest = Buffer.alloc(28).toString("base64url");
-    expect(await refusal(openAuthorization(`v1.k1.${shortest.slice(0, -2)}`, { connectionId: "alice", keys: KEYS }))).toBe("the sealed authorization is malformed");
+    expect(await refusal(openAuthorization(`v1.k1.${shortest.slice(0, -2)}`, { connectionId: "alice", keys: KEYS }))).toBe(
+      "the sealed authorization is malformed",
+    );
     expect(await refusal(openAuthorization(`v1.k1.${shortest}`, { connectionId: "alice", keys: KEYS }))).toMatch(/does not open/);
   });
 
   it("a value longer than any sealed one, before decoding it", async () => {
     const long = `v1.k1.${"A".repeat(1019)}`;
     expect(long).toHaveLength(1025);
-    expect(await refusal(openAuthorization(long, { connectionId: "alice", keys: KEYS }))).toBe("the sealed authorization is malformed (1025 characters, over 1024)");
+    expect(await refusal(openAuthorization(long, { connectionId: "alice", keys: KEYS }))).toBe(
+      "the sealed authorization is malformed (1025 characters, over 1024)",
+    );
     expect(await refusal(openAuthorization(long.slice(0, -1), { connectionId: "alice", keys: KEYS }))).toMatch(/does not open/);
   });
 
   it("an authentic value that holds something else than sealAuthorization's (a key used for two things)", async () => {
     const ad = "fdxkit-authorization|k1|alice";
-    const shapes = ["not json", "{}", '{"0":1,"length":4}', "[1,2,3]", '[1,"s","n",""]', '["soon","s","n","v"]', '[1,"s","n","v",5]', '[1,"s","n"]', '[1,"s","n","v","w"]', '[1,"s",2,"v"]'];
+    const shapes = [
+      "not json",
+      "{}",
+      '{"0":1,"length":4}',
+      "[1,2,3]",
+      '[1,"s","n",""]',
+      '["soon","s","n","v"]',
+      '[1,"s","n","v",5]',
+      '[1,"s","n"]',
+      '[1,"s","n","v","w"]',
+      '[1,"s",2,"v"]',
+    ];
     for (const plain of shapes) {
       const sealed = await sealByHand(plain, { keyId: "k1", key: K1, additionalData: ad });
-      expect([plain, await refusal(openAuthorization(sealed, { connectionId: "alice", keys: KEYS }))]).toEqual([plain, "the sealed authorization is malformed inside"]);
+      expect([plain, await refusal(openAuthorization(sealed, { connectionId: "alice", keys: KEYS }))]).toEqual([
+        plain,
+        "the sealed authorization is malformed inside",
+      ]);
     }
     const notUtf8 = await sealByHand(new Uint8Array([0x5b, 0x31, 0x2c, 0x22, 0xff, 0x22, 0x5d]), { keyId: "k1", key: K1, additionalData: ad });
     expect(await refusal(openAuthorization(notUtf8, { connectionId: "alice", keys: KEYS }))).toBe("the sealed authorization is malformed inside");
@@ -189,26 +221,43 @@ describe("misuse is a FdxValidationError", () => {
 
   it("sealAuthorization: keys, current, connection id, values and ttlMs", async () => {
     const request = pending();
-    expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: { k1: Buffer.alloc(31, 1).toString("base64"), "k 2": K2 }, current: "k3" }))).toEqual([
+    expect(
+      await validation(sealAuthorization(request, { connectionId: "alice", keys: { k1: Buffer.alloc(31, 1).toString("base64"), "k 2": K2 }, current: "k3" })),
+    ).toEqual([
       { path: "keys.k1", message: "must be the base64 of exactly 32 bytes" },
       { path: "keys.k 2", message: "a key id is 1 to 64 letters, digits, _ or -" },
       { path: "current", message: "must be one of the key ids of keys" },
     ]);
-    expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: { k1: "not base64!" }, current: "k1" }))).toEqual([{ path: "keys.k1", message: "must be the base64 of exactly 32 bytes" }]);
+    expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: { k1: "not base64!" }, current: "k1" }))).toEqual([
+      { path: "keys.k1", message: "must be the base64 of exactly 32 bytes" },
+    ]);
     expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: "k1" as unknown as Record<string, string>, current: "0" }))).toEqual([
       { path: "keys", message: "must be an object of key id to base64 key" },
       { path: "current", message: "must be one of the key ids of keys" },
     ]);
-    expect(await validation(sealAuthorization({ state: "", nonce: 5 as unknown as string } as PendingAuthorization, { connectionId: "", keys: KEYS, current: "k1" }))).toEqual([
+    expect(
+      await validation(
+        sealAuthorization({ state: "", nonce: 5 as unknown as string } as PendingAuthorization, { connectionId: "", keys: KEYS, current: "k1" }),
+      ),
+    ).toEqual([
       { path: "request.state", message: "must be a non-empty string" },
       { path: "request.nonce", message: "must be a non-empty string" },
       { path: "request.codeVerifier", message: "must be a non-empty string" },
       { path: "connectionId", message: "must be a non-empty string" },
     ]);
     for (const ttlMs of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "600" as unknown as number]) {
-      expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: KEYS, current: "k1", ttlMs }))).toEqual([{ path: "ttlMs", message: "must be an integer >= 1" }]);
+      expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: KEYS, current: "k1", ttlMs }))).toEqual([
+        { path: "ttlMs", message: "must be an integer >= 1" },
+      ]);
     }
-    expect(await validation(sealAuthorization(null as unknown as PendingAuthorization, undefined as unknown as { connectionId: string; keys: Record<string, string>; current: string }))).toHaveLength(6);
+    expect(
+      await validation(
+        sealAuthorization(
+          null as unknown as PendingAuthorization,
+          undefined as unknown as { connectionId: string; keys: Record<string, string>; current: string },
+        ),
+      ),
+    ).toHaveLength(6);
   });
 
   it("sealAuthorization: values too long for a cookie, up to 1 KiB sealed and not one character more", async () => {
@@ -239,6 +288,8 @@ describe("misuse is a FdxValidationError", () => {
       { path: "connectionId", message: "must be a non-empty string" },
       { path: "keys.k1", message: "must be the base64 of exactly 32 bytes" },
     ]);
-    expect(await validation(openAuthorization(sealed, { connectionId: "alice", keys: null as unknown as Record<string, string> }))).toEqual([{ path: "keys", message: "must be an object of key id to base64 key" }]);
+    expect(await validation(openAuthorization(sealed, { connectionId: "alice", keys: null as unknown as Record<string, string> }))).toEqual([
+      { path: "keys", message: "must be an object of key id to base64 key" },
+    ]);
   });
 });

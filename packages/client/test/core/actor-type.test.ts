@@ -95,7 +95,9 @@ describe("which calls carry it", () => {
   });
 
   it("a header of that name in the call's headers is sent as given", async () => {
-    await make({ actorType: "user" }).statements.list({ providerId: "P", accountId: "A" }, { headers: { "FDX-API-Actor-Type": "BATCH" } }).toArray();
+    await make({ actorType: "user" })
+      .statements.list({ providerId: "P", accountId: "A" }, { headers: { "FDX-API-Actor-Type": "BATCH" } })
+      .toArray();
     expect(sent()).toEqual(["BATCH", "BATCH"]);
   });
 });
@@ -125,7 +127,10 @@ describe("values other than user and batch", () => {
     const client = make({ actorType: "user" });
     const options = { actorType: value as ActorType };
     const failures = await Promise.all([
-      client.statements.list({ providerId: "P", accountId: "A" }, options).toArray().catch((e: unknown) => e),
+      client.statements
+        .list({ providerId: "P", accountId: "A" }, options)
+        .toArray()
+        .catch((e: unknown) => e),
       client.statements.download(`${LIST}/s1`, options).catch((e: unknown) => e),
       client.consents.get("c-1", options).catch((e: unknown) => e),
       client.subscriptions.list(options).catch((e: unknown) => e),

@@ -69,9 +69,25 @@ describe("FdxError family", () => {
     expect(Object.keys(e)).toEqual(["name", "status", "code", "debugMessage", "body", "headers", "method", "url", "interactionId", "retryAfterMs"]);
     expect("cause" in e).toBe(false);
     expect(new FdxConnectionError("down", { cause: 1 }).cause).toBe(1);
-    expect(Object.keys(e.toJSON())).toEqual(["name", "message", "status", "code", "debugMessage", "body", "headers", "method", "url", "interactionId", "retryAfterMs"]);
+    expect(Object.keys(e.toJSON())).toEqual([
+      "name",
+      "message",
+      "status",
+      "code",
+      "debugMessage",
+      "body",
+      "headers",
+      "method",
+      "url",
+      "interactionId",
+      "retryAfterMs",
+    ]);
     // `cause` may hold a platform error: never serialised.
-    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({ name: "FdxConnectionError", message: "down", interactionId: undefined });
+    expect(JSON.parse(JSON.stringify(new FdxConnectionError("down", { cause: new Error("inner") })))).toEqual({
+      name: "FdxConnectionError",
+      message: "down",
+      interactionId: undefined,
+    });
   });
 
   it("gives abort errors the platform name AbortError, and a message by default", () => {
@@ -142,7 +158,16 @@ describe.skipIf(!built)("instanceof across the ESM and CJS builds", () => {
 
   it("an error from the CJS build is an instance of the ESM classes, and back", async () => {
     const { cjs, esm } = await load();
-    const init = { status: 429, code: "1207", message: "Too Many Requests", debugMessage: undefined, body: {}, headers: {}, method: "GET", url: "https://x.test/" };
+    const init = {
+      status: 429,
+      code: "1207",
+      message: "Too Many Requests",
+      debugMessage: undefined,
+      body: {},
+      headers: {},
+      method: "GET",
+      url: "https://x.test/",
+    };
     const fromCjs = new cjs.FdxRateLimitError({ ...init, retryAfterMs: 1000 });
     const fromEsm = new esm.FdxTimeoutError("timed out");
     expect(fromCjs).toBeInstanceOf(esm.FdxRateLimitError);
@@ -194,9 +219,7 @@ describe("service-spec §7 rows", () => {
   it.each(rows)("$status / $code → $cls.name with every field", async (row) => {
     const body = { code: row.code, message: row.message, debugMessage: `debug ${row.status}` };
     const send = row.method === "POST" ? () => client.subscriptions.create(input) : () => client.maintenance.get("m-1");
-    on(row.method === "POST" ? "post" : "get", row.url, () =>
-      HttpResponse.json(body, { status: row.status, headers: { "x-request-id": "rid-1" } }),
-    );
+    on(row.method === "POST" ? "post" : "get", row.url, () => HttpResponse.json(body, { status: row.status, headers: { "x-request-id": "rid-1" } }));
     const error = await rejectionOf(send());
     expect(error).toBeInstanceOf(row.cls);
     expect(error).toBeInstanceOf(FdxApiError);
@@ -212,7 +235,7 @@ describe("service-spec §7 rows", () => {
     expect(e.url).toBe(row.url);
   });
 
-  it("normalises the maintenance 400's integer code (401 → \"401\") and has no debugMessage", async () => {
+  it('normalises the maintenance 400\'s integer code (401 → "401") and has no debugMessage', async () => {
     on("get", MAINT, () => HttpResponse.json({ code: 401, message: "Invalid input" }, { status: 400 }));
     const e = (await rejectionOf(client.maintenance.get("m-1"))) as FdxBadRequestError;
     expect(e).toBeInstanceOf(FdxBadRequestError);
@@ -235,9 +258,7 @@ describe("service-spec §7 rows", () => {
   it.each(["Empty Update Request Body", "Invalid Callback URL", "Invalid Callback Email", "Invalid Effective Date"])(
     "exposes the PATCH debugMessage %s on an FdxBadRequestError",
     async (debugMessage) => {
-      on("patch", `${SUBS}/s-1`, () =>
-        HttpResponse.json({ code: "401", message: "Invalid Input", debugMessage }, { status: 400 }),
-      );
+      on("patch", `${SUBS}/s-1`, () => HttpResponse.json({ code: "401", message: "Invalid Input", debugMessage }, { status: 400 }));
       const e = (await rejectionOf(client.subscriptions.update("s-1", { callbackEmail: "a@me.test" }))) as FdxApiError;
       expect(e).toBeInstanceOf(FdxBadRequestError);
       expect(e.debugMessage).toBe(debugMessage);
@@ -248,10 +269,7 @@ describe("service-spec §7 rows", () => {
 
   it("maps DELETE of an unknown id (400, subscription id was not found)", async () => {
     on("delete", `${SUBS}/gone`, () =>
-      HttpResponse.json(
-        { code: "401", message: "Invalid Input", debugMessage: "subscription id was not found" },
-        { status: 400 },
-      ),
+      HttpResponse.json({ code: "401", message: "Invalid Input", debugMessage: "subscription id was not found" }, { status: 400 }),
     );
     const e = (await rejectionOf(client.subscriptions.delete("gone"))) as FdxBadRequestError;
     expect(e).toBeInstanceOf(FdxBadRequestError);
@@ -355,9 +373,7 @@ describe("bodies no spec describes", () => {
 
 describe("FdxRateLimitError", () => {
   it("carries Retry-After as retryAfterMs", async () => {
-    on("post", SUBS, () =>
-      HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429, headers: { "Retry-After": "120" } }),
-    );
+    on("post", SUBS, () => HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429, headers: { "Retry-After": "120" } }));
     const e = (await rejectionOf(client.subscriptions.create(input))) as FdxRateLimitError;
     expect(e).toBeInstanceOf(FdxRateLimitError);
     expect(e.retryAfterMs).toBe(120_000);

@@ -44,7 +44,17 @@ function encodedForms(token: string, body: string): string[] {
 /** Every place a user could read from the error. */
 function views(error: unknown): string[] {
   const e = error as Error & { body?: unknown; headers?: unknown; url?: string; errorDescription?: string };
-  return [e.message, e.stack ?? "", String(e), JSON.stringify(e), inspect(e, { depth: 10 }), JSON.stringify(e.body ?? ""), JSON.stringify(e.headers ?? ""), e.errorDescription ?? "", inspect(e.cause, { depth: 10 })];
+  return [
+    e.message,
+    e.stack ?? "",
+    String(e),
+    JSON.stringify(e),
+    inspect(e, { depth: 10 }),
+    JSON.stringify(e.body ?? ""),
+    JSON.stringify(e.headers ?? ""),
+    e.errorDescription ?? "",
+    inspect(e.cause, { depth: 10 }),
+  ];
 }
 
 function expectNoForm(error: unknown, forms: string[]) {

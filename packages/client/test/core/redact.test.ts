@@ -168,7 +168,7 @@ describe("redactValue: depth", () => {
     expect(redactValue(without, secrets)).toEqual(without);
   });
 
-  it("copies a \"__proto__\" key as a key, never as the copy's prototype", () => {
+  it('copies a "__proto__" key as a key, never as the copy\'s prototype', () => {
     const body = JSON.parse('{"__proto__":{"polluted":"s3cr3t-token"},"code":"500"}') as Record<string, unknown>;
     const copy = redactValue(body, secrets);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
@@ -231,7 +231,13 @@ describe("redactCause", () => {
   });
 
   it("copies an error that names a secret: name, message, stack and plain own fields redacted; objects dropped", () => {
-    const cause = Object.assign(new TypeError("refused Bearer s3cr3t-token"), { code: "ECONNREFUSED", errno: -111, header: "s3cr3t-token", request: { h: 1 }, nothing: null });
+    const cause = Object.assign(new TypeError("refused Bearer s3cr3t-token"), {
+      code: "ECONNREFUSED",
+      errno: -111,
+      header: "s3cr3t-token",
+      request: { h: 1 },
+      nothing: null,
+    });
     const copy = redactCause(cause, secrets) as Error & Record<string, unknown>;
     expect(copy).not.toBe(cause);
     expect(copy).toBeInstanceOf(Error);
@@ -239,7 +245,12 @@ describe("redactCause", () => {
     expect(copy.message).toBe("refused Bearer [redacted]");
     expect(copy.stack).toContain("refused Bearer [redacted]");
     expect(copy.stack).not.toContain("s3cr3t-token");
-    expect({ code: copy.code, errno: copy.errno, header: copy.header, nothing: copy.nothing }).toEqual({ code: "ECONNREFUSED", errno: -111, header: "[redacted]", nothing: null });
+    expect({ code: copy.code, errno: copy.errno, header: copy.header, nothing: copy.nothing }).toEqual({
+      code: "ECONNREFUSED",
+      errno: -111,
+      header: "[redacted]",
+      nothing: null,
+    });
     expect("request" in copy).toBe(false);
   });
 
@@ -321,9 +332,7 @@ describe.each([
     [503, FdxMaintenanceError],
     [502, FdxApiError],
   ] as const)("FdxApiError for %i", async (status, cls) => {
-    on("get", `${BASE}/consents/v1/c-1`, () =>
-      HttpResponse.json({ code: String(status), message: "nope", debugMessage: "dbg" }, { status }),
-    );
+    on("get", `${BASE}/consents/v1/c-1`, () => HttpResponse.json({ code: String(status), message: "nope", debugMessage: "dbg" }, { status }));
     const error = await rejectionOf(client().consents.get("c-1"));
     expect(error).toBeInstanceOf(cls);
     expectNoToken(error);
@@ -365,7 +374,12 @@ describe.each([
   it("a server that echoes the token in message, debugMessage, a header and the body: all redacted", async () => {
     on("get", `${BASE}/consents/v1/c-1`, () =>
       HttpResponse.json(
-        { code: "1205", message: `Unauthorized: Bearer ${SECRET}`, debugMessage: `token ${JSON.stringify(SECRET).slice(1, -1)} rejected`, echo: { auth: [`Bearer ${SECRET}`] } },
+        {
+          code: "1205",
+          message: `Unauthorized: Bearer ${SECRET}`,
+          debugMessage: `token ${JSON.stringify(SECRET).slice(1, -1)} rejected`,
+          echo: { auth: [`Bearer ${SECRET}`] },
+        },
         { status: 401, headers: { "www-authenticate": `Bearer error="invalid_token", token="${SECRET}"` } },
       ),
     );
@@ -374,7 +388,12 @@ describe.each([
     expectNoToken(error);
     expect(error.message).toBe("Unauthorized: Bearer [redacted]");
     expect(error.debugMessage).toBe("token [redacted] rejected");
-    expect(error.body).toEqual({ code: "1205", message: "Unauthorized: Bearer [redacted]", debugMessage: "token [redacted] rejected", echo: { auth: ["Bearer [redacted]"] } });
+    expect(error.body).toEqual({
+      code: "1205",
+      message: "Unauthorized: Bearer [redacted]",
+      debugMessage: "token [redacted] rejected",
+      echo: { auth: ["Bearer [redacted]"] },
+    });
     expect(error.headers["www-authenticate"]).toBe('Bearer error="invalid_token", token="[redacted]"');
   });
 
@@ -482,13 +501,16 @@ describe("no piece of the token survives a cut, nor a URL or link that carried i
 
     describe("a same-origin page link that carried the token", () => {
       const withToken = `/statements/v2/P/A?access_token=${SECRET}`;
-      const list = (options: Partial<ClientOptions> = {}) => client({ productsUrl: server.url, ...options }).statements.list({ providerId: "P", accountId: "A" });
+      const list = (options: Partial<ClientOptions> = {}) =>
+        client({ productsUrl: server.url, ...options }).statements.list({ providerId: "P", accountId: "A" });
       const drain = async (paginator: ReturnType<typeof list>) => {
         for await (const _ of paginator.pages());
       };
       const firstPage = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, next: string) => {
         if (req.url === "/statements/v2/P/A") {
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [{ statementId: "s1" }], links: { next: { href: next } } }));
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ statements: [{ statementId: "s1" }], links: { next: { href: next } } }));
           return true;
         }
         return false;

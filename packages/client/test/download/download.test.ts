@@ -1,7 +1,18 @@
 // Downloads against a real HTTP server: exact paths, headers, streaming, errors.
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient, FdxAbortError, FdxApiError, FdxConnectionError, FdxInternalServerError, FdxLinkError, FdxNotFoundError, FdxTimeoutError, FdxValidationError, type Statement } from "../../src/index.js";
+import {
+  createClient,
+  FdxAbortError,
+  FdxApiError,
+  FdxConnectionError,
+  FdxInternalServerError,
+  FdxLinkError,
+  FdxNotFoundError,
+  FdxTimeoutError,
+  FdxValidationError,
+  type Statement,
+} from "../../src/index.js";
 import { type Handler, json, startServer, type TestServer } from "../support/statements.js";
 import { rejectionOf } from "../support/http.js";
 
@@ -58,7 +69,8 @@ describe("what is requested", () => {
   it("names the accept option in its issues", async () => {
     const server = await serve(pdf);
     const statements = clientFor(server).statements;
-    const issues = async (accept: unknown) => ((await statements.download("/products/x", { accept: accept as string }).catch((e: unknown) => e)) as FdxValidationError).issues;
+    const issues = async (accept: unknown) =>
+      ((await statements.download("/products/x", { accept: accept as string }).catch((e: unknown) => e)) as FdxValidationError).issues;
     expect(await issues(42)).toEqual([{ path: "accept", message: "must be a non-empty media type" }]);
     expect(await issues(" ")).toEqual([{ path: "accept", message: "must be a non-empty media type" }]);
     expect(await issues("a\nb")).toEqual([{ path: "accept", message: "is not a valid HTTP header value" }]);
@@ -83,7 +95,15 @@ describe("what is requested", () => {
 
   it("skips links it cannot use (null, no href, a non-string or empty href, another action) and takes the first usable one", async () => {
     const server = await serve(pdf);
-    const links = [null, { action: "GET" }, { href: 42 }, { href: "" }, { href: "/products/post", action: "POST" }, { href: "/products/ok", types: "application/pdf" }, { href: "/products/later" }];
+    const links = [
+      null,
+      { action: "GET" },
+      { href: 42 },
+      { href: "" },
+      { href: "/products/post", action: "POST" },
+      { href: "/products/ok", types: "application/pdf" },
+      { href: "/products/later" },
+    ];
     await (await clientFor(server).statements.download({ links } as unknown as Statement)).arrayBuffer();
     expect(server.urls()).toEqual(["/products/ok"]);
   });
@@ -259,7 +279,9 @@ describe("the document", () => {
 describe("error responses", () => {
   it("turns a JSON error body into the matching FdxApiError", async () => {
     const server = await serve((_req, res) => json(res, 404, { code: "1108", message: "Statement not found" }));
-    const error = await clientFor(server).statements.download("/products/nope").catch((e: unknown) => e);
+    const error = await clientFor(server)
+      .statements.download("/products/nope")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxNotFoundError);
     expect(error).toMatchObject({ status: 404, code: "1108", message: "Statement not found" });
   });
@@ -269,14 +291,16 @@ describe("error responses", () => {
       res.writeHead(500, { "content-type": "text/html" });
       res.end("<html><body>Boom</body></html>");
     });
-    const error = await clientFor(server).statements.download("/products/boom").catch((e: unknown) => e);
+    const error = await clientFor(server)
+      .statements.download("/products/boom")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxInternalServerError);
     expect(error).toBeInstanceOf(FdxApiError);
     expect((error as FdxApiError).status).toBe(500);
   });
 });
 
-describe('edge cases: targets, headers and bodies', () => {
+describe("edge cases: targets, headers and bodies", () => {
   // statements.download at the edges: unusable `accept` values and targets,
   // responses without a media type, without a body or with an encoded body, and
   // bodies that fail or are cancelled while streaming.
@@ -323,9 +347,7 @@ describe('edge cases: targets, headers and bodies', () => {
 
   describe("the document", () => {
     it("is application/octet-stream when the server names no media type", async () => {
-      const { client } = clientAnswering(
-        () => new Response(new Blob([bytes("%PDF-")]).stream(), { headers: { "content-length": "5" } }),
-      );
+      const { client } = clientAnswering(() => new Response(new Blob([bytes("%PDF-")]).stream(), { headers: { "content-length": "5" } }));
       const document = await client.statements.download(target);
       expect(document.contentType).toBe("application/octet-stream");
       expect(document.contentLength).toBe(5);
@@ -342,9 +364,7 @@ describe('edge cases: targets, headers and bodies', () => {
     });
 
     it("keeps contentLength with an identity content-encoding", async () => {
-      const { client } = clientAnswering(
-        () => new Response("%PDF-", { headers: { "content-encoding": "Identity", "content-length": "5" } }),
-      );
+      const { client } = clientAnswering(() => new Response("%PDF-", { headers: { "content-encoding": "Identity", "content-length": "5" } }));
       expect((await client.statements.download(target)).contentLength).toBe(5);
     });
 

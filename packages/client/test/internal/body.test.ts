@@ -39,7 +39,15 @@ describe("concat and a document's arrayBuffer()", () => {
   it("arrayBuffer() holds every chunk of the document in order, and nothing else", async () => {
     const backing = bytes("--%PDF-1.7--");
     const { response } = chunked([backing.subarray(2, 6), bytes("-1"), backing.subarray(8, 10)]);
-    const doc = toDocument(response, { signal: undefined, url: "https://x/s", status: 200, interactionId: undefined, maxBytes: 1_000, stallMs: 5_000, secrets: () => [] });
+    const doc = toDocument(response, {
+      signal: undefined,
+      url: "https://x/s",
+      status: 200,
+      interactionId: undefined,
+      maxBytes: 1_000,
+      stallMs: 5_000,
+      secrets: () => [],
+    });
     const buffer = await doc.arrayBuffer();
     expect(buffer.byteLength).toBe(8);
     expect(new TextDecoder().decode(buffer)).toBe("%PDF-1.7");

@@ -30,7 +30,6 @@ describe("recentSet", () => {
     for (let i = 0; i < 100_000; i++) if (add(`https://api.test/statements/v2/p/a?offset=${i}&limit=50`)) fresh++;
     expect(fresh).toBe(100_000);
   });
-
 });
 
 describe("seenBits", () => {

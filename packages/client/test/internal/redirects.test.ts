@@ -107,7 +107,8 @@ describe("redirects of a download", () => {
   it("answers a 400 after a hop with its error, and does not follow the 400's Location", async () => {
     const server = await serve((req, res) => {
       if (req.url === "/s.pdf") res.writeHead(302, { location: "/bad.pdf" }).end();
-      else res.writeHead(400, { "content-type": "application/json", location: "/elsewhere.pdf" }).end(JSON.stringify({ code: "1107", message: "Bad date range" }));
+      else
+        res.writeHead(400, { "content-type": "application/json", location: "/elsewhere.pdf" }).end(JSON.stringify({ code: "1107", message: "Bad date range" }));
     });
     const error = await rejectionOf(clientFor(server).statements.download("/s.pdf"));
     expect(error).toBeInstanceOf(FdxBadRequestError);

@@ -8,21 +8,36 @@ class ForeignResponse {
   constructor(body: string, init: ResponseInit) {
     this.#inner = new Response(body, init);
   }
-  get ok() { return this.#inner.ok; }
-  get status() { return this.#inner.status; }
-  get statusText() { return this.#inner.statusText; }
-  get headers() { return this.#inner.headers; }
-  get body() { return this.#inner.body; }
-  arrayBuffer() { return this.#inner.arrayBuffer(); }
-  text() { return this.#inner.text(); }
-  json() { return this.#inner.json(); }
+  get ok() {
+    return this.#inner.ok;
+  }
+  get status() {
+    return this.#inner.status;
+  }
+  get statusText() {
+    return this.#inner.statusText;
+  }
+  get headers() {
+    return this.#inner.headers;
+  }
+  get body() {
+    return this.#inner.body;
+  }
+  arrayBuffer() {
+    return this.#inner.arrayBuffer();
+  }
+  text() {
+    return this.#inner.text();
+  }
+  json() {
+    return this.#inner.json();
+  }
 }
 
 const json = { "Content-Type": "application/json" };
 
 it("accepts a response object from another Response implementation", async () => {
-  const fetch = async () =>
-    new ForeignResponse(JSON.stringify({ id: "c1", status: "ACTIVE" }), { status: 200, headers: json }) as unknown as Response;
+  const fetch = async () => new ForeignResponse(JSON.stringify({ id: "c1", status: "ACTIVE" }), { status: 200, headers: json }) as unknown as Response;
   expect(new ForeignResponse("{}", {}) instanceof Response).toBe(false);
   const client = createClient({ baseUrl: "https://api.test", token: "t", fetch });
   await expect(client.consents.get("c1")).resolves.toEqual({ id: "c1", status: "ACTIVE" });

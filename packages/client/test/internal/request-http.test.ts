@@ -22,8 +22,7 @@ afterEach(async () => {
 
 const input = { category: "CONSENT", type: "CONSENT_UPDATED", callbackUrl: "https://me.test/h" } as const;
 const grant = JSON.stringify({ id: "c-1", status: "ACTIVE" });
-const clientFor = (url: string, options: Partial<ClientOptions> = {}) =>
-  createClient({ baseUrl: url, token: "tok", maxRetries: 0, ...options });
+const clientFor = (url: string, options: Partial<ClientOptions> = {}) => createClient({ baseUrl: url, token: "tok", maxRetries: 0, ...options });
 
 /** Headers and half the body, then the connection is cut. */
 function resetMidBody(res: import("node:http").ServerResponse) {
@@ -113,7 +112,9 @@ describe("timeouts", () => {
     expect([(signals[0]!.reason as DOMException).name, (signals[0]!.reason as DOMException).message]).toEqual(["TimeoutError", "The attempt timed out"]);
 
     const caller = new AbortController();
-    const pending = rejectionOf(createClient({ baseUrl: "http://127.0.0.1:9", token: "tok", maxRetries: 0, fetch }).consents.get("c-1", { signal: caller.signal }));
+    const pending = rejectionOf(
+      createClient({ baseUrl: "http://127.0.0.1:9", token: "tok", maxRetries: 0, fetch }).consents.get("c-1", { signal: caller.signal }),
+    );
     await expect.poll(() => signals.length, { timeout: 5_000 }).toBe(2);
     expect(signals[1]!.aborted).toBe(false);
     caller.abort("the user left");
@@ -205,15 +206,11 @@ describe("abort", () => {
   it("an abort during the backoff wait rejects at once with FdxAbortError and sends nothing more", async () => {
     const controller = new AbortController();
     server = await startHttp((_, res) => {
-      res
-        .writeHead(503, { "content-type": "application/json", "retry-after": "30" })
-        .end(JSON.stringify({ code: "503", message: "Scheduled Maintenance" }));
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "30" }).end(JSON.stringify({ code: "503", message: "Scheduled Maintenance" }));
       setTimeout(() => controller.abort(), 50);
     });
     // Without a prompt abort this would wait 30 s and the test would time out.
-    const error = await rejectionOf(
-      clientFor(server.url, { maxRetries: 2 }).consents.get("c-1", { signal: controller.signal }),
-    );
+    const error = await rejectionOf(clientFor(server.url, { maxRetries: 2 }).consents.get("c-1", { signal: controller.signal }));
     expect(error).toBeInstanceOf(FdxAbortError);
     expect(error).toBeInstanceOf(FdxError);
     expect((error as Error).name).toBe("AbortError");
@@ -223,9 +220,7 @@ describe("abort", () => {
   it("an abort while waiting for the response rejects with FdxAbortError, not a timeout", async () => {
     const controller = new AbortController();
     server = await startHttp(() => setTimeout(() => controller.abort(), 20));
-    const error = await rejectionOf(
-      clientFor(server.url, { maxRetries: 2 }).consents.get("c-1", { signal: controller.signal }),
-    );
+    const error = await rejectionOf(clientFor(server.url, { maxRetries: 2 }).consents.get("c-1", { signal: controller.signal }));
     expect(error).toBeInstanceOf(FdxAbortError);
     expect(server.count).toBe(1);
   });

@@ -94,7 +94,10 @@ describe("createClient", () => {
     [{ productsUrl: "https://x.test/p?q=1" }, [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }]],
     [{ productsUrl: 7 }, [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }]],
     // A URL object is no string, though it would parse.
-    [{ productsUrl: new URL("https://x.test/p") }, [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }]],
+    [
+      { productsUrl: new URL("https://x.test/p") },
+      [{ path: "productsUrl", message: "must be an absolute http(s) URL without query, fragment or credentials" }],
+    ],
     [{ maxDownloadBytes: 0.5 }, [{ path: "maxDownloadBytes", message: "must be an integer >= 1" }]],
   ])("refuses %j, naming the option", (options, expected) => {
     expect(issues(options)).toEqual(expected);
@@ -125,7 +128,7 @@ describe("a JSON call answered with a redirect", () => {
   });
 });
 
-describe("a JSON call answered with an opaque redirect (a browser's fetch with redirect: \"manual\")", () => {
+describe('a JSON call answered with an opaque redirect (a browser\'s fetch with redirect: "manual")', () => {
   it("is an FdxLinkError naming the URL it called: the Location is hidden", async () => {
     // What a browser hands back: no status, no headers, no body.
     const opaque = { type: "opaqueredirect", status: 0, statusText: "", ok: false, url: "", headers: new Headers(), body: null };
@@ -141,7 +144,16 @@ describe("hooks", () => {
   it("an onRetry hook that throws ends the call with an FdxError naming it, the hook's error as cause", async () => {
     on("get", CONSENT, () => HttpResponse.json({ code: "503" }, { status: 503, headers: { "Retry-After": "0" } }));
     const thrown = new Error("logger down");
-    const error = await rejectionOf(client({ maxRetries: 1, hooks: { onRetry: vi.fn(() => { throw thrown; }) } }).consents.get("c-1"));
+    const error = await rejectionOf(
+      client({
+        maxRetries: 1,
+        hooks: {
+          onRetry: vi.fn(() => {
+            throw thrown;
+          }),
+        },
+      }).consents.get("c-1"),
+    );
     expect(error).toBeInstanceOf(FdxError);
     expect((error as FdxError).message).toBe("The onRetry hook threw (see cause)");
     expect((error as FdxError).code).toBe("hook_failed");

@@ -1,13 +1,6 @@
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import {
-  createClient,
-  FdxApiError,
-  FdxInternalServerError,
-  FdxMaintenanceError,
-  FdxRateLimitError,
-  FdxValidationError,
-} from "../../src/index.js";
+import { createClient, FdxApiError, FdxInternalServerError, FdxMaintenanceError, FdxRateLimitError, FdxValidationError } from "../../src/index.js";
 import { BASE, TOKEN, rejectionOf, useMsw } from "../support/http.js";
 import { transport } from "../support/transport.js";
 
@@ -18,8 +11,7 @@ const input = { category: "CONSENT", type: "CONSENT_REVOKED", callbackUrl: "http
 const sub = { ...input, subscriptionId: "s-1" };
 
 // Retry-After: 0 keeps the tests fast without touching the backoff itself.
-const fail = (status: number, code = String(status)) =>
-  HttpResponse.json({ code, message: "x" }, { status, headers: { "Retry-After": "0" } });
+const fail = (status: number, code = String(status)) => HttpResponse.json({ code, message: "x" }, { status, headers: { "Retry-After": "0" } });
 
 describe("which failures are retried", () => {
   it.each([429, 503])("POST is retried on %i and then succeeds", async (status) => {
@@ -70,9 +62,7 @@ describe("which failures are retried", () => {
   });
 
   it("a 429 asking for more than 60 s is surfaced without retrying", async () => {
-    on("post", SUBS, () =>
-      HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429, headers: { "Retry-After": "3600" } }),
-    );
+    on("post", SUBS, () => HttpResponse.json({ code: "1207", message: "Too Many Requests" }, { status: 429, headers: { "Retry-After": "3600" } }));
     const error = (await rejectionOf(client.subscriptions.create(input))) as FdxRateLimitError;
     expect(error.retryAfterMs).toBe(3_600_000);
     expect(seen).toHaveLength(1);

@@ -49,7 +49,9 @@ describe("the token function", () => {
 
   it("repeats a POST too: a 401 was not processed", async () => {
     on("post", `${BASE}/notifications/v1/subscriptions`, async (request) =>
-      request.headers.get("authorization") === "Bearer t-2" ? HttpResponse.json({ ...((await request.json()) as object), subscriptionId: "s-1" }) : unauthorized(1205),
+      request.headers.get("authorization") === "Bearer t-2"
+        ? HttpResponse.json({ ...((await request.json()) as object), subscriptionId: "s-1" })
+        : unauthorized(1205),
     );
     const { fn } = tokens("t-1", "t-2");
     const created = await createClient({ baseUrl: BASE, token: fn }).subscriptions.create({
@@ -105,7 +107,11 @@ describe("the token function", () => {
 
   it("the repeat does not count as a retry: a 503 after it is still retried", async () => {
     on("get", CONSENT, (request, n) =>
-      n === 1 ? unauthorized() : n === 2 ? HttpResponse.json({ code: "503", message: "Scheduled Maintenance" }, { status: 503, headers: { "Retry-After": "0" } }) : onlyAccepts("t-2")(request),
+      n === 1
+        ? unauthorized()
+        : n === 2
+          ? HttpResponse.json({ code: "503", message: "Scheduled Maintenance" }, { status: 503, headers: { "Retry-After": "0" } })
+          : onlyAccepts("t-2")(request),
     );
     const { fn } = tokens("t-1", "t-2");
     await expect(createClient({ baseUrl: BASE, token: fn, maxRetries: 1 }).consents.get("c-1")).resolves.toEqual(grant);
@@ -139,7 +145,9 @@ describe("the token function", () => {
     const { fn, calls } = tokens("t-1");
     const onRequest = vi.fn();
     const reason = new Error("gave up");
-    const error = await rejectionOf(createClient({ baseUrl: BASE, token: fn, hooks: { onRequest } }).consents.get("c-1", { signal: AbortSignal.abort(reason) }));
+    const error = await rejectionOf(
+      createClient({ baseUrl: BASE, token: fn, hooks: { onRequest } }).consents.get("c-1", { signal: AbortSignal.abort(reason) }),
+    );
     expect(error).toBeInstanceOf(FdxAbortError);
     expect((error as FdxAbortError).cause).toBe(reason);
     expect(calls).toEqual([]);
@@ -266,7 +274,8 @@ describe("a redirected download", () => {
     const modes: (string | undefined)[] = [];
     const fetch = async (request: Request) => {
       modes.push(request.redirect);
-      if (modes.length === 1) return { type: "opaqueredirect", status: 0, statusText: "", ok: false, url: "", headers: new Headers(), body: null } as unknown as Response;
+      if (modes.length === 1)
+        return { type: "opaqueredirect", status: 0, statusText: "", ok: false, url: "", headers: new Headers(), body: null } as unknown as Response;
       return new Response("%PDF-1.7", { headers: { "content-type": "application/pdf" } });
     };
     const document = await createClient({ baseUrl: BASE, token: "t-1", fetch }).statements.download("/statements/v2/p/a/s-1");

@@ -104,7 +104,11 @@ describe("interaction ids", () => {
   it("a 2xx body made invalid JSON only by the token it echoes gives no parser excerpt, which would quote the token", async () => {
     // A tab may sit inside a header value, but not raw inside a JSON string: redacted, the body parses.
     const token = "tab\tinside-Token-42";
-    on("get", CONSENT, (request) => new HttpResponse(`{"echo":"${request.headers.get("authorization")}"}`, { headers: { "content-type": "application/json" } }));
+    on(
+      "get",
+      CONSENT,
+      (request) => new HttpResponse(`{"echo":"${request.headers.get("authorization")}"}`, { headers: { "content-type": "application/json" } }),
+    );
     const error = (await rejectionOf(createClient({ baseUrl: BASE, token, maxRetries: 0 }).consents.get("c-1"))) as FdxResponseError;
     expect(error).toBeInstanceOf(FdxResponseError);
     expect(error.issues).toEqual([{ path: "", message: "response body is not valid JSON" }]);
@@ -337,7 +341,9 @@ describe("limits", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("the user left")), 100);
     const started = Date.now();
-    const aborted = (await rejectionOf(createClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 10_000 }).consents.get("c-1", { signal: controller.signal }))) as FdxAbortError;
+    const aborted = (await rejectionOf(
+      createClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 10_000 }).consents.get("c-1", { signal: controller.signal }),
+    )) as FdxAbortError;
     expect(aborted).toBeInstanceOf(FdxAbortError);
     expect((aborted.cause as Error).message).toBe("the user left");
     // Ended by the abort, long before the attempt's 10 s timeout.

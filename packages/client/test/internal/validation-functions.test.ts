@@ -3,7 +3,15 @@
 import { describe, expect, it } from "vitest";
 import { FdxValidationError } from "../../src/index.js";
 import { NOTIFICATION_CATEGORIES } from "../../src/schemas/enums.js";
-import { checkFields, checkIds, idCheck, isCalendarDate, isCallbackUrl, subscriptionInputCheck, subscriptionUpdateCheck } from "../../src/internal/validation.js";
+import {
+  checkFields,
+  checkIds,
+  idCheck,
+  isCalendarDate,
+  isCallbackUrl,
+  subscriptionInputCheck,
+  subscriptionUpdateCheck,
+} from "../../src/internal/validation.js";
 
 const issuesOf = (run: () => unknown) => {
   try {
@@ -96,7 +104,9 @@ describe("subscription input", () => {
   });
 
   it.each(["me@x.com!", "me..you@x.com", ".me@x.com", "me.@x.com", "me@x", "me@-x.com", "me@x.c"])("refuses the e-mail %j", (callbackEmail) => {
-    expect(issuesOf(() => subscriptionInputCheck(false)({ ...input, callbackEmail }))).toEqual([{ path: "callbackEmail", message: "must be an e-mail address" }]);
+    expect(issuesOf(() => subscriptionInputCheck(false)({ ...input, callbackEmail }))).toEqual([
+      { path: "callbackEmail", message: "must be an e-mail address" },
+    ]);
   });
 
   it.each(["me@x.com", "first.last+tag@mail.example.co", "o'neil@x-y.org"])("takes the e-mail %j", (callbackEmail) => {

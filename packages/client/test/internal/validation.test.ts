@@ -59,9 +59,7 @@ describe("valid input reaches the server, exactly", () => {
   it("update sends the patch as given", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc
-          .record({ callbackUrl: httpsUrl, effectiveDate: calendarDate, callbackEmail: email }, { requiredKeys: [] })
-          .filter((p) => Object.keys(p).length > 0),
+        fc.record({ callbackUrl: httpsUrl, effectiveDate: calendarDate, callbackEmail: email }, { requiredKeys: [] }).filter((p) => Object.keys(p).length > 0),
         fc.stringMatching(/^[A-Za-z0-9_-]{1,256}$/),
         async (patch, id) => {
           seen.length = 0;
@@ -116,7 +114,11 @@ describe("malformed input is rejected before sending", () => {
       fc.tuple(fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 13, max: 99 }), fc.integer({ min: 1, max: 28 })),
       fc.tuple(fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 32, max: 99 })),
       fc.tuple(fc.integer({ min: 1000, max: 9999 }), fc.constantFrom(4, 6, 9, 11), fc.constant(31)),
-      fc.tuple(fc.integer({ min: 1000, max: 9999 }).filter((y) => y % 4 !== 0), fc.constant(2), fc.constant(29)),
+      fc.tuple(
+        fc.integer({ min: 1000, max: 9999 }).filter((y) => y % 4 !== 0),
+        fc.constant(2),
+        fc.constant(29),
+      ),
       fc.tuple(fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 0, max: 12 }), fc.constant(0)),
     );
     await fc.assert(
@@ -154,9 +156,7 @@ describe("malformed input is rejected before sending", () => {
   });
 
   it("any http: callback URL to a non-loopback host, even with allowInsecureCallbackUrls", async () => {
-    const nonLoopback = fc
-      .webUrl({ validSchemes: ["http"] })
-      .filter((u) => !["localhost", "127.0.0.1", "[::1]"].includes(new URL(u).hostname));
+    const nonLoopback = fc.webUrl({ validSchemes: ["http"] }).filter((u) => !["localhost", "127.0.0.1", "[::1]"].includes(new URL(u).hostname));
     await fc.assert(
       fc.asyncProperty(nonLoopback, async (callbackUrl) => {
         await expectRejected(devClient.subscriptions.create({ ...valid, callbackUrl }), "callbackUrl");
@@ -171,9 +171,12 @@ describe("malformed input is rejected before sending", () => {
 
   it("any string without an @ as callbackEmail", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string().filter((s) => !s.includes("@")), async (callbackEmail) => {
-        await expectRejected(client.subscriptions.update("s-1", { callbackEmail }), "callbackEmail");
-      }),
+      fc.asyncProperty(
+        fc.string().filter((s) => !s.includes("@")),
+        async (callbackEmail) => {
+          await expectRejected(client.subscriptions.update("s-1", { callbackEmail }), "callbackEmail");
+        },
+      ),
       { numRuns: 50 },
     );
   });

@@ -20,7 +20,9 @@ describe("the node entry's createClient", () => {
   });
 
   it("sends through node:http, and through fetch when given one", async () => {
-    const server = await startHttp((req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c-1", agent: req.headers["user-agent"] ?? "" })));
+    const server = await startHttp((req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c-1", agent: req.headers["user-agent"] ?? "" })),
+    );
     try {
       // Node's fetch (undici) names itself in User-Agent; node:http sends none.
       await expect(createClient({ baseUrl: server.url, token: TOKEN, agent: {} }).consents.get("c-1")).resolves.toEqual({ id: "c-1", agent: "" });
@@ -33,7 +35,9 @@ describe("the node entry's createClient", () => {
 
   // Loading the node entry changes nothing for the main entry's clients: each client carries the transport it was made with.
   it.runIf(transport === "fetch")("leaves the main entry's clients on fetch, and each client keeps its transport through withOptions", async () => {
-    const server = await startHttp((req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c-1", agent: req.headers["user-agent"] ?? "" })));
+    const server = await startHttp((req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c-1", agent: req.headers["user-agent"] ?? "" })),
+    );
     const agentOf = async (client: { consents: { get(id: string): Promise<unknown> } }) => ((await client.consents.get("c-1")) as { agent: string }).agent;
     try {
       const main = createMainClient({ baseUrl: server.url, token: TOKEN });

@@ -10,7 +10,6 @@ import { type FetchHandler, useListenerServers } from "../support/listener.js";
 
 const serve = useListenerServers();
 
-
 interface RawOutcome {
   /** Everything the server sent. */
   text: string;
@@ -202,7 +201,8 @@ describe("the connection", () => {
     const port = await serve(async (req) => new Response(`got ${(await req.text()).length}`));
     const outcome = await raw(
       port,
-      "POST /a HTTP/1.1\r\nHost: h.example\r\nContent-Length: 3\r\n\r\nabc" + "POST /b HTTP/1.1\r\nHost: h.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\nde",
+      "POST /a HTTP/1.1\r\nHost: h.example\r\nContent-Length: 3\r\n\r\nabc" +
+        "POST /b HTTP/1.1\r\nHost: h.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\nde",
     );
     const answers = outcome.text.split(/(?=HTTP\/1\.1 )/);
     expect(answers).toHaveLength(2);

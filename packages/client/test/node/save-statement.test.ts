@@ -69,11 +69,9 @@ describe("saveStatement", () => {
 
   it("rejects with FdxResponseError for a gzip bomb past maxDownloadBytes, leaving nothing behind", async () => {
     const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
-    const document = await download(
-      (_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(bomb),
-      undefined,
-      { maxDownloadBytes: 1024 * 1024 },
-    );
+    const document = await download((_req, res) => res.writeHead(200, { "content-type": "application/pdf", "content-encoding": "gzip" }).end(bomb), undefined, {
+      maxDownloadBytes: 1024 * 1024,
+    });
     const target = join(dir, "bomb.pdf");
     await writeFile(target, "previous statement");
     await expect(saveStatement(document, target)).rejects.toBeInstanceOf(FdxResponseError);
@@ -82,7 +80,11 @@ describe("saveStatement", () => {
   });
 
   it("rejects with FdxTimeoutError for a body that stalls, leaving nothing behind", async () => {
-    const document = await download(partial(1024, () => {}), undefined, { timeoutMs: 150 });
+    const document = await download(
+      partial(1024, () => {}),
+      undefined,
+      { timeoutMs: 150 },
+    );
     await expect(saveStatement(document, join(dir, "stalled.pdf"))).rejects.toBeInstanceOf(FdxTimeoutError);
     expect(await readdir(dir)).toEqual([]);
   });
@@ -112,7 +114,7 @@ describe("saveStatement", () => {
 
   it("writes many small chunks in order (batched writes)", async () => {
     // 5000 chunks of 1..97 bytes: far more than one writev takes, in uneven sizes.
-    const parts = Array.from({ length: 5000 }, (_, i) => BYTES.subarray(i * 13 % 4096, (i * 13 % 4096) + 1 + (i % 97)));
+    const parts = Array.from({ length: 5000 }, (_, i) => BYTES.subarray((i * 13) % 4096, ((i * 13) % 4096) + 1 + (i % 97)));
     const target = join(dir, "small.pdf");
     const saved = await saveStatement({ body: fromChunks(parts) }, target);
     const expected = Buffer.concat(parts);

@@ -50,10 +50,20 @@ const text = (chunk: ReadableStreamReadResult<Uint8Array>) => Buffer.from(chunk.
 
 /** Settles a read, or says it never did: a read that hangs fails its test in seconds, not at the test timeout. */
 const settled = <T>(read: Promise<T>) =>
-  Promise.race([read.then((value) => ({ value }), (error: unknown) => ({ error })), delay(5_000).then(() => ({ hung: true }))]);
+  Promise.race([
+    read.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    delay(5_000).then(() => ({ hung: true })),
+  ]);
 
 /** The compressed bytes of `data` flushed but never finished: no end marker, no trailer (a body cut short after all its content). */
-async function unfinished(stream: Gzip | ReturnType<typeof createDeflate> | ReturnType<typeof createBrotliCompress>, data: Buffer, flush: number): Promise<Buffer> {
+async function unfinished(
+  stream: Gzip | ReturnType<typeof createDeflate> | ReturnType<typeof createBrotliCompress>,
+  data: Buffer,
+  flush: number,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   stream.on("data", (chunk: Buffer) => chunks.push(chunk));
   stream.write(data);
@@ -65,7 +75,9 @@ async function unfinished(stream: Gzip | ReturnType<typeof createDeflate> | Retu
 describe("answers compressed as fetch decodes them", () => {
   it("a 16-character header other than Content-Encoding (Content-Language) names no coding", async () => {
     const server = await http((_, res) =>
-      res.writeHead(200, { "content-language": "en", "content-type": "application/json", "content-encoding": "gzip", "content-location": "/x" }).end(gzipSync(json)),
+      res
+        .writeHead(200, { "content-language": "en", "content-type": "application/json", "content-encoding": "gzip", "content-location": "/x" })
+        .end(gzipSync(json)),
     );
     await expect(client(server.url).consents.get("c-1")).resolves.toEqual(grant);
   });
@@ -169,7 +181,11 @@ describe.runIf(transport === "node")("node:http: what is sent", () => {
       got.push(req.headers["accept-encoding"]);
       res.end();
     });
-    for (const headers of [[["Accept-Encoding", "identity"]] as [string, string][], new Headers({ "Accept-Encoding": "identity" }), { "accept-encoding": "identity" }]) {
+    for (const headers of [
+      [["Accept-Encoding", "identity"]] as [string, string][],
+      new Headers({ "Accept-Encoding": "identity" }),
+      { "accept-encoding": "identity" },
+    ]) {
       await (await sendNode(`${server.url}/`, { headers }, undefined)).body!.cancel();
     }
     expect(got).toEqual(["identity", "identity", "identity"]);
@@ -185,10 +201,12 @@ describe.runIf(transport === "node")("node:http: what is sent", () => {
     const tails = ["?q=a/b", "#f/x", "?/x", "#/x", "\\a/b"];
     for (const tail of tails) await (await sendNode(server.url + tail, {}, undefined)).body!.cancel();
     expect(got).toEqual(["/?q=a/b", "/", "/?/x", "/", "/a/b"]);
-    expect(got).toEqual(tails.map((tail) => {
-      const url = new URL(server.url + tail);
-      return url.pathname + url.search;
-    }));
+    expect(got).toEqual(
+      tails.map((tail) => {
+        const url = new URL(server.url + tail);
+        return url.pathname + url.search;
+      }),
+    );
   });
 
   it("refuses a URL with a user name alone, or a password alone", async () => {

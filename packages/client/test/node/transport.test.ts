@@ -169,10 +169,12 @@ describe.runIf(transport === "node")("node:http", () => {
     // spaces, a fragment, non-ASCII, a backslash, no path at all), and so does this transport.
     const tails = ["/a/b?x=1&y=2", "/%2Fx/a.pdf", "/a/../b", "/a/./b/.", "/%2e%2E/x", "/x?q='1'", "/a b", "/a#frag", "/é?ü", "\\a\\b", ""];
     for (const tail of tails) await (await sendNode(server.url + tail, {}, undefined)).body!.cancel();
-    expect(got).toEqual(tails.map((tail) => {
-      const url = new URL(server!.url + tail);
-      return url.pathname + url.search;
-    }));
+    expect(got).toEqual(
+      tails.map((tail) => {
+        const url = new URL(server!.url + tail);
+        return url.pathname + url.search;
+      }),
+    );
     expect(got.slice(0, 4)).toEqual(["/a/b?x=1&y=2", "/%2Fx/a.pdf", "/b", "/a/b/"]);
     // An origin seen before, with credentials added, is still refused.
     await expect(sendNode(`${server.url.replace("//", "//user:pw@")}/a`, {}, undefined)).rejects.toThrow(/credentials/);

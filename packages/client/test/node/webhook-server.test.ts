@@ -114,7 +114,14 @@ describe("createWebhookServer", () => {
 
   it("refuses a TLS 1.2 renegotiation, which could bring another certificate after the pin was checked", async () => {
     const receiver = await startReceiver({ clientCertificates: { fingerprints: [certs.client.fingerprint256] } });
-    const socket = tls.connect({ host: "127.0.0.1", port: receiver.port, ca: certs.ca.cert, key: certs.client.key, cert: certs.client.cert, maxVersion: "TLSv1.2" });
+    const socket = tls.connect({
+      host: "127.0.0.1",
+      port: receiver.port,
+      ca: certs.ca.cert,
+      key: certs.client.key,
+      cert: certs.client.cert,
+      maxVersion: "TLSv1.2",
+    });
     socket.on("error", () => {});
     await new Promise((resolve) => socket.once("secureConnect", resolve));
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));

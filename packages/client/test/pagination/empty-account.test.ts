@@ -60,13 +60,19 @@ describe("a first page answered 404 with FDX code 1108", () => {
 describe("what still throws", () => {
   it("a first page answered 404 with FDX code 701 (unknown account) throws FdxNotFoundError with the server's details", async () => {
     serve({ [FIRST]: notFound(NO_ACCOUNT) });
-    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA)
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxNotFoundError);
     expect(error).toMatchObject({ status: 404, code: "701", message: "Account not found", debugMessage: "Unknown account A" });
   });
 
   it("a 1108 on a later page throws FdxNotFoundError, after the first page's statements were yielded", async () => {
-    const requested = serve({ [FIRST]: () => HttpResponse.json(page(["s1", "s2"], { next: "/fdx/statements/v2/P/A?cursor=2" })), [SECOND]: notFound(NO_STATEMENTS) });
+    const requested = serve({
+      [FIRST]: () => HttpResponse.json(page(["s1", "s2"], { next: "/fdx/statements/v2/P/A?cursor=2" })),
+      [SECOND]: notFound(NO_STATEMENTS),
+    });
     const seen: (string | undefined)[] = [];
     const error = await (async () => {
       for await (const p of client.statements.list(PA).pages()) seen.push(...ids(p.statements));
@@ -79,13 +85,19 @@ describe("what still throws", () => {
 
   it("a later page's 1108 throws with prefetch as well", async () => {
     serve({ [FIRST]: () => HttpResponse.json(page(["s1"], { next: "/fdx/statements/v2/P/A?cursor=2" })), [SECOND]: notFound(NO_STATEMENTS) });
-    const error = await client.statements.list(PA, { prefetch: 1 }).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA, { prefetch: 1 })
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 404, code: "1108" });
   });
 
   it("a code 1108 with another status than 404 is no empty list", async () => {
     serve({ [FIRST]: () => HttpResponse.json(NO_STATEMENTS, { status: 400 }) });
-    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA)
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: "1108" });
   });
 });

@@ -33,7 +33,9 @@ describe("following links", () => {
       [second]: page(["s3", "s4"], { next: third }),
       [third]: page(["s5"]),
     });
-    const all = await clientFor(server).statements.list({ ...PA, limit: 2 }).toArray();
+    const all = await clientFor(server)
+      .statements.list({ ...PA, limit: 2 })
+      .toArray();
     expect(ids(all)).toEqual(["s1", "s2", "s3", "s4", "s5"]);
     expect(server.urls()).toEqual([`${FIRST}?limit=2`, second, third]);
     expect(server.received.map((r) => r.headers.authorization)).toEqual(Array(3).fill("Bearer tkn-secret"));
@@ -71,7 +73,10 @@ describe("the first request", () => {
       offset: 40,
       limit: 20,
     };
-    await clientFor(server).statements.list(params).toArray().catch(() => {});
+    await clientFor(server)
+      .statements.list(params)
+      .toArray()
+      .catch(() => {});
     const [url] = server.urls();
     const { pathname, searchParams } = new URL(url!, server.origin);
     expect(pathname).toBe(FIRST);
@@ -85,13 +90,19 @@ describe("the first request", () => {
 
   it("sends an opaque cursor offset as a string and leaves omitted parameters out", async () => {
     const server = await serve({});
-    await clientFor(server).statements.list({ ...PA, offset: "c/1 2" }).toArray().catch(() => {});
+    await clientFor(server)
+      .statements.list({ ...PA, offset: "c/1 2" })
+      .toArray()
+      .catch(() => {});
     expect(server.urls()).toEqual([`${FIRST}?offset=c%2F1%202`]);
   });
 
   it("sends no query at all when only the ids are given, and percent-encodes the ids", async () => {
     const server = await serve({});
-    await clientFor(server).statements.list({ providerId: "p/1", accountId: "../a b" }).toArray().catch(() => {});
+    await clientFor(server)
+      .statements.list({ providerId: "p/1", accountId: "../a b" })
+      .toArray()
+      .catch(() => {});
     expect(server.urls()).toEqual(["/statements/v2/p%2F1/..%2Fa%20b"]);
   });
 
@@ -217,7 +228,10 @@ describe("link safety", () => {
 
   it("treats a next href that points back at the first page as a loop", async () => {
     const server = await serve({ [`${FIRST}?limit=1`]: page(["s1"], { next: `${FIRST}?limit=1` }) });
-    const error = await clientFor(server).statements.list({ ...PA, limit: 1 }).toArray().catch((e: unknown) => e);
+    const error = await clientFor(server)
+      .statements.list({ ...PA, limit: 1 })
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe(`${FIRST}?limit=1`);
     expect(server.received).toHaveLength(1);

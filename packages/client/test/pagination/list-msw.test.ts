@@ -75,7 +75,10 @@ describe("a page that is not a statement list", () => {
     ["a numeric next href", () => HttpResponse.json({ statements: [], links: { next: { href: 2 } } })],
   ])("rejects %s with FdxResponseError", async (_, respond) => {
     pages({ [FIRST]: respond });
-    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA)
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxResponseError);
     expect((error as FdxResponseError).status).toBe(200);
   });
@@ -154,7 +157,9 @@ describe("prefetch", () => {
   });
 
   it("rejects prefetch values other than 0 and 1", () => {
-    expect(() => client.statements.list(PA, { prefetch: 2 as 1 })).toThrow(expect.objectContaining({ issues: [{ path: "prefetch", message: "must be 0 or 1" }] }));
+    expect(() => client.statements.list(PA, { prefetch: 2 as 1 })).toThrow(
+      expect.objectContaining({ issues: [{ path: "prefetch", message: "must be 0 or 1" }] }),
+    );
   });
 });
 
@@ -192,7 +197,10 @@ describe("FDX page objects", () => {
       [FIRST]: { page: { nextOffset: "2" }, statements: [statement("s1")] },
       [`${FIRST}?offset=2`]: { page: { nextOffset: "2" }, statements: [statement("s2")] },
     });
-    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA)
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?offset=2");
     expect((error as FdxLinkError).message).toContain(`${FIRST}?offset=2 was already requested (a loop)`);
@@ -200,7 +208,10 @@ describe("FDX page objects", () => {
 
   it("a page object that is not an object, or a nextOffset of another type, is an FdxResponseError", async () => {
     pages({ [FIRST]: { page: { nextOffset: true }, statements: [] } });
-    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA)
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxResponseError);
     expect((error as FdxResponseError).issues).toEqual([{ path: "page.nextOffset", message: "must be a string or a number" }]);
   });
@@ -254,7 +265,10 @@ describe("a provider that pages forever", () => {
     server.use(
       http.get("https://products.test/*", ({ request }) => {
         const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
-        return HttpResponse.json({ statements: n === 0 ? [statement("s1")] : [], links: n < 100 ? { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } : {} });
+        return HttpResponse.json({
+          statements: n === 0 ? [statement("s1")] : [],
+          links: n < 100 ? { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } : {},
+        });
       }),
     );
     let pages = 0;
@@ -273,7 +287,10 @@ describe("a provider that pages forever", () => {
         return HttpResponse.json({ statements, links: n < 150 ? { next: { href: `/fdx/statements/v2/P/A?n=${n + 1}` } } : {} });
       }),
     );
-    const error = await client.statements.list(PA).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list(PA)
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxLinkError);
     expect((error as FdxLinkError).href).toBe("/fdx/statements/v2/P/A?n=101");
     expect(served).toBe(101);

@@ -24,7 +24,8 @@ function recordingBudget(hold?: () => Promise<void>) {
   return { budget, log };
 }
 
-const page = (res: ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [{ statementId: "s1", accountId: "a" }] }));
+const page = (res: ServerResponse) =>
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ statements: [{ statementId: "s1", accountId: "a" }] }));
 
 let servers: RealServer[] = [];
 afterEach(async () => {
@@ -113,7 +114,9 @@ describe("createClient({ rateBudget })", () => {
 
   it("refuses a rateBudget that is not one, and an empty providerId, before any request", async () => {
     expect(() => createClient({ baseUrl: "https://api.test", token: "t", rateBudget: {} as RateBudget })).toThrow(FdxValidationError);
-    expect(() => createClient({ baseUrl: "https://api.test", token: "t", rateBudget: { take: () => Promise.resolve() } as unknown as RateBudget })).toThrow(/take and pause/);
+    expect(() => createClient({ baseUrl: "https://api.test", token: "t", rateBudget: { take: () => Promise.resolve() } as unknown as RateBudget })).toThrow(
+      /take and pause/,
+    );
     const server = await serve((_req, res) => page(res));
     const { budget, log } = recordingBudget();
     const client = createClient({ baseUrl: server.url, token: "t", rateBudget: budget });

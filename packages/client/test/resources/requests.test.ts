@@ -56,9 +56,7 @@ describe("request shapes", () => {
   });
 
   it("update: PATCH with only the given fields", async () => {
-    on("patch", `${BASE}/notifications/v1/subscriptions/sub-1`, () =>
-      HttpResponse.json({ ...sub, callbackUrl: "https://me.test/new" }),
-    );
+    on("patch", `${BASE}/notifications/v1/subscriptions/sub-1`, () => HttpResponse.json({ ...sub, callbackUrl: "https://me.test/new" }));
     const updated = await client().subscriptions.update("sub-1", { callbackUrl: "https://me.test/new" });
     expect(updated.callbackUrl).toBe("https://me.test/new");
     expect(seen[0]?.method).toBe("PATCH");

@@ -93,7 +93,10 @@ describe("statement pages", () => {
 
   it.each([-1, 1.5, Number.POSITIVE_INFINITY])("toArray({ max: %s }) throws before any request", async (max) => {
     const { client, urls } = clientAnswering(() => Response.json({ statements: [] }));
-    const error = await client.statements.list(params).toArray({ max }).catch((e: unknown) => e);
+    const error = await client.statements
+      .list(params)
+      .toArray({ max })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxValidationError);
     expect((error as FdxValidationError).issues).toEqual([{ path: "max", message: "must be an integer >= 0" }]);
     expect(urls).toEqual([]);

@@ -32,17 +32,13 @@ describe("validateResponses: true", () => {
   });
 
   it("checks every subscription of a list, with the index in the issue path", async () => {
-    on("get", `${BASE}/notifications/v1/subscriptions`, () =>
-      HttpResponse.json({ notificationSubscriptions: [sub, { ...sub, callbackUrl: 42 }] }),
-    );
+    on("get", `${BASE}/notifications/v1/subscriptions`, () => HttpResponse.json({ notificationSubscriptions: [sub, { ...sub, callbackUrl: 42 }] }));
     const error = (await rejectionOf(strict.subscriptions.list())) as FdxResponseError;
     expect(error.issues.map((i) => i.path)).toEqual(["1.callbackUrl"]);
   });
 
   it("checks consent grants: wrong types fail, a new status passes", async () => {
-    on("get", `${BASE}/consents/v1/c-1`, () =>
-      HttpResponse.json({ id: "c-1", status: "SUSPENDED", parties: [{ name: "Bank", type: "AGGREGATOR" }] }),
-    );
+    on("get", `${BASE}/consents/v1/c-1`, () => HttpResponse.json({ id: "c-1", status: "SUSPENDED", parties: [{ name: "Bank", type: "AGGREGATOR" }] }));
     await expect(strict.consents.get("c-1")).resolves.toMatchObject({ status: "SUSPENDED" });
     on("get", `${BASE}/consents/v1/c-2`, () => HttpResponse.json({ id: "c-2", resources: [{ dataClusters: "ALL" }] }));
     const error = (await rejectionOf(strict.consents.get("c-2"))) as FdxResponseError;

@@ -27,7 +27,10 @@ interface Grant {
 }
 
 /** What a test may do to one request to the token or revocation endpoint. */
-export type Override = (req: { path: string; form: URLSearchParams; headers: Record<string, string | string[] | undefined> }, res: ServerResponse) => boolean | Promise<boolean>;
+export type Override = (
+  req: { path: string; form: URLSearchParams; headers: Record<string, string | string[] | undefined> },
+  res: ServerResponse,
+) => boolean | Promise<boolean>;
 
 export interface TestIdp {
   url: string;
@@ -234,7 +237,10 @@ export async function startIdp(options: { issuer?: string } = {}): Promise<TestI
       const grant = live.get(token);
       if (!grant) {
         idp.stats.refreshesRejected++;
-        return json(res, 400, { error: "invalid_request", error_description: `Refresh token is invalid or has already been claimed by another client. (${text})` });
+        return json(res, 400, {
+          error: "invalid_request",
+          error_description: `Refresh token is invalid or has already been claimed by another client. (${text})`,
+        });
       }
       live.delete(token);
       spent.add(token);

@@ -238,7 +238,7 @@ export function describeConnectionStore(name: string, makeStore: () => Connectio
       if (store.findByConsentId) expect(await store.findByConsentId("consent-a")).toEqual(revoked);
     });
 
-    it("reads a connection written without accessToken (code older than the field) back with \"\" and 0", async () => {
+    it('reads a connection written without accessToken (code older than the field) back with "" and 0', async () => {
       const store = await makeStore();
       const { accessToken: _token, accessTokenExpiresAt: _expiry, ...older } = sampleConnection("a");
       expect(await store.compareAndSet("a", 0, older as Connection)).toBe(true);

@@ -2,11 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeListener } from "../../src/node/index.js";
-import {
-  FdxValidationError,
-  verifyForwardedClientCertificate,
-  type ForwardedClientCertificateOptions,
-} from "../../src/webhooks/index.js";
+import { FdxValidationError, verifyForwardedClientCertificate, type ForwardedClientCertificateOptions } from "../../src/webhooks/index.js";
 import { makeCertificates, type TestCertificates } from "../support/certificates.js";
 
 let certs: TestCertificates;
@@ -52,7 +48,7 @@ describe("verifyForwardedClientCertificate", () => {
       expect(await verify({ "x-forwarded-client-cert": xfcc })).toEqual({ verified: true, fingerprint256: certs.client.fingerprint256 });
     });
 
-    it.each([["Hash=zz"], ["By=spiffe://x;Subject=\"CN=a\""], ["Hash"], ["Cert=%E0%A4%A"]])("calls %s malformed", async (xfcc) => {
+    it.each([["Hash=zz"], ['By=spiffe://x;Subject="CN=a"'], ["Hash"], ["Cert=%E0%A4%A"]])("calls %s malformed", async (xfcc) => {
       expect(await verify({ "x-forwarded-client-cert": xfcc })).toEqual({ verified: false, reason: "malformed" });
     });
   });
@@ -60,7 +56,8 @@ describe("verifyForwardedClientCertificate", () => {
   describe("forged by the client, behind a proxy that appends instead of replacing", () => {
     // The sender holds secondClient's certificate (the proxy verifies it: it comes from the CA) but writes
     // the pinned client's fingerprint into the header itself; Istio's element has an empty quoted Subject.
-    const proxyElement = () => `By=spiffe://cluster.local/ns/hooks/sa/receiver;Hash=${hex(certs.secondClient.fingerprint256)};Subject="";URI=spiffe://cluster.local/ns/fdx/sa/sender`;
+    const proxyElement = () =>
+      `By=spiffe://cluster.local/ns/hooks/sa/receiver;Hash=${hex(certs.secondClient.fingerprint256)};Subject="";URI=spiffe://cluster.local/ns/fdx/sa/sender`;
     const pinnedHash = () => `Hash=${hex(certs.client.fingerprint256)}`;
     const joined = (lines: string[]) => {
       const headers = new Headers();
@@ -94,9 +91,21 @@ describe("verifyForwardedClientCertificate", () => {
       expect(await verify({ "x-client-cert": `junk${pinned}` }, options)).toEqual({ verified: false, reason: "malformed" });
       expect(await verify({ "x-client-cert": `${broken}${pinned}` }, options)).toEqual({ verified: false, reason: "malformed" });
       expect(await verify({ "x-client-cert": `${pinned}junk` }, options)).toEqual({ verified: false, reason: "malformed" });
-      const r = new Request("https://receiver.test/webhooks", { method: "POST", headers: [["x-client-cert", "-"], ["x-client-cert", pinned]] });
+      const r = new Request("https://receiver.test/webhooks", {
+        method: "POST",
+        headers: [
+          ["x-client-cert", "-"],
+          ["x-client-cert", pinned],
+        ],
+      });
       expect(await verifyRequest(r, options)).toEqual({ verified: false, reason: "malformed" });
-      const lines = new Request("https://receiver.test/webhooks", { method: "POST", headers: [["x-client-cert", pinned], ["x-client-cert", proxyLine]] });
+      const lines = new Request("https://receiver.test/webhooks", {
+        method: "POST",
+        headers: [
+          ["x-client-cert", pinned],
+          ["x-client-cert", proxyLine],
+        ],
+      });
       expect(await verifyRequest(lines, options)).toEqual({ verified: false, reason: "malformed" });
     });
 
@@ -157,9 +166,12 @@ describe("verifyForwardedClientCertificate", () => {
       expect((await verify({ "x-client-cert": encodeURIComponent(certs.client.cert + certs.ca.cert) }, options)).verified).toBe(true);
     });
 
-    it.each([["not a certificate"], [encodeURIComponent("-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----")], ["%ZZ"]])("calls %j malformed", async (value) => {
-      expect(await verify({ "x-client-cert": value }, { header: "x-client-cert", format: "pem" })).toEqual({ verified: false, reason: "malformed" });
-    });
+    it.each([["not a certificate"], [encodeURIComponent("-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----")], ["%ZZ"]])(
+      "calls %j malformed",
+      async (value) => {
+        expect(await verify({ "x-client-cert": value }, { header: "x-client-cert", format: "pem" })).toEqual({ verified: false, reason: "malformed" });
+      },
+    );
   });
 
   describe("sha256", () => {

@@ -73,9 +73,7 @@ describe("createWebhookHandler, called directly", () => {
   it.each(["GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])("answers 405 with Allow: POST to %s", async (method) => {
     const { handler, calls } = setup();
     const hasBody = method !== "GET" && method !== "HEAD";
-    const response = await handler(
-      new Request(URL_, { method, headers: { "content-type": "application/json" }, ...(hasBody ? { body } : {}) }),
-    );
+    const response = await handler(new Request(URL_, { method, headers: { "content-type": "application/json" }, ...(hasBody ? { body } : {}) }));
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
     expect(calls).toHaveLength(0);
@@ -365,7 +363,6 @@ describe("createWebhookHandler, in a runtime whose Request has no body stream (F
     expect(calls).toHaveLength(0);
   });
 });
-
 
 describe("createWebhookHandler's answers, as the sender sees them", () => {
   const answer = async (response: Response) => ({ status: response.status, body: await response.json(), cache: response.headers.get("cache-control") });

@@ -88,7 +88,9 @@ describe("parseNotification: valid notifications", () => {
     });
     // The object is checked like an array element, and a problem is named at that element.
     n.notificationPayload.customFields = { name: "reason", value: 3 };
-    expect(() => parseNotification(n)).toThrow(expect.objectContaining({ issues: [{ path: "notificationPayload.customFields.0.value", message: "must be a string" }] }));
+    expect(() => parseNotification(n)).toThrow(
+      expect.objectContaining({ issues: [{ path: "notificationPayload.customFields.0.value", message: "must be a string" }] }),
+    );
   });
 
   it("returns a copy: changing the result leaves the parsed object as it was", () => {
@@ -136,12 +138,9 @@ describe("parseNotification: rejections", () => {
     expect(rejection(input).issues).toEqual([{ path: "", message: "must be an object" }]);
   });
 
-  it.each([undefined, null, 42, true, Symbol("x"), 10n, () => consentNotification])(
-    "rejects the non-object value %s given directly",
-    (value) => {
-      expect(rejection(value).issues).toHaveLength(1);
-    },
-  );
+  it.each([undefined, null, 42, true, Symbol("x"), 10n, () => consentNotification])("rejects the non-object value %s given directly", (value) => {
+    expect(rejection(value).issues).toHaveLength(1);
+  });
 
   it.each(["category", "type", "notificationPayload"])("misses required member %s", (member) => {
     const n = copyOf(consentNotification);
@@ -161,8 +160,16 @@ describe("parseNotification: rejections", () => {
     ["notificationPayload", (n: Reshapable) => (n.notificationPayload = "cns-7f3e2a"), "must be an object"],
     ["notificationPayload.id", (n: Reshapable) => (n.notificationPayload.id = 7), "must be a string"],
     ["notificationPayload.idType", (n: Reshapable) => (n.notificationPayload.idType = ["CONSENT"]), "must be a string"],
-    ["notificationPayload.customFields", (n: Reshapable) => (n.notificationPayload.customFields = "status=revoked"), "must be an array of name/value objects, or one such object"],
-    ["notificationPayload.customFields", (n: Reshapable) => (n.notificationPayload.customFields = null), "must be an array of name/value objects, or one such object"],
+    [
+      "notificationPayload.customFields",
+      (n: Reshapable) => (n.notificationPayload.customFields = "status=revoked"),
+      "must be an array of name/value objects, or one such object",
+    ],
+    [
+      "notificationPayload.customFields",
+      (n: Reshapable) => (n.notificationPayload.customFields = null),
+      "must be an array of name/value objects, or one such object",
+    ],
     ["notificationPayload.customFields.0", (n: Reshapable) => (n.notificationPayload.customFields[0] = "x"), "must be an object"],
     ["notificationPayload.customFields.0.value", (n: Reshapable) => (n.notificationPayload.customFields[0].value = 3), "must be a string"],
     ["notificationPayload.url.types.1", (n: Reshapable) => n.notificationPayload.url.types.push(5), "must be a string"],
@@ -225,7 +232,12 @@ describe("parseNotification: rejections", () => {
 
   it("rejects an object whose getter throws", () => {
     const n = copyOf(consentNotification);
-    Object.defineProperty(n, "boom", { enumerable: true, get: () => { throw new Error("getter"); } });
+    Object.defineProperty(n, "boom", {
+      enumerable: true,
+      get: () => {
+        throw new Error("getter");
+      },
+    });
     expect(rejection(n).issues).toEqual([{ path: "", message: "body could not be read as JSON" }]);
   });
 });
@@ -235,7 +247,10 @@ describe("parseNotification: rejections", () => {
 // megabytes — and threw RangeError past some 100 000).
 describe("parseNotification: a body of many bad fields", () => {
   const withFields = (customFields: unknown, url?: unknown) =>
-    JSON.stringify({ ...consentNotification, notificationPayload: { ...consentNotification.notificationPayload, customFields, ...(url !== undefined && { url }) } });
+    JSON.stringify({
+      ...consentNotification,
+      notificationPayload: { ...consentNotification.notificationPayload, customFields, ...(url !== undefined && { url }) },
+    });
 
   it("names the first 20 of 100 000 bad customFields, with their indexes, and throws FdxWebhookError (not RangeError)", () => {
     const error = rejection(withFields(Array.from({ length: 100_000 }, () => 1)));
@@ -294,13 +309,23 @@ describe("parseNotification: a body of many bad fields", () => {
     ["notificationPayload.customFields", (n: Reshapable, members: unknown[]) => (n.notificationPayload.customFields = members)],
   ])("names the first 20 of a million bad members of %s, and throws FdxWebhookError (not RangeError)", (path, set) => {
     const n = copyOf(consentNotification);
-    set(n, Array.from({ length: 1_000_000 }, () => 0));
+    set(
+      n,
+      Array.from({ length: 1_000_000 }, () => 0),
+    );
     const error = rejection(JSON.stringify(n));
     expect(error.issues.map((i) => i.path)).toEqual(Array.from({ length: 20 }, (_, i) => `${path}.${i}`));
   });
 
   it("keeps at most 20 issues from wherever they come", () => {
-    const many = { ...consentNotification, category: 1, type: 2, notificationId: 3, sentOn: 4, notificationPayload: { id: 5, idType: 6, customFields: Array(100).fill(0) } };
+    const many = {
+      ...consentNotification,
+      category: 1,
+      type: 2,
+      notificationId: 3,
+      sentOn: 4,
+      notificationPayload: { id: 5, idType: 6, customFields: Array(100).fill(0) },
+    };
     expect(rejection(many).issues).toHaveLength(20);
     expect(rejection(many).issues[0]).toEqual({ path: "notificationId", message: "must be a string" });
   });

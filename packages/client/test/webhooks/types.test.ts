@@ -35,10 +35,10 @@ type Widen<T> = T extends string
 type Known<T> = T extends string | number | boolean | null | undefined
   ? T
   : T extends (infer E)[]
-  ? Known<E>[]
-  : T extends object
-    ? { [K in keyof T as string extends K ? never : number extends K ? never : K]: Known<T[K]> }
-    : T;
+    ? Known<E>[]
+    : T extends object
+      ? { [K in keyof T as string extends K ? never : number extends K ? never : K]: Known<T[K]> }
+      : T;
 
 describe("schema and type parity", () => {
   it("holds the zod output equal to the generated Notification, enums widened", () => {

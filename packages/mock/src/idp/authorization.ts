@@ -100,10 +100,13 @@ export class AuthorizationEndpoint {
       jar.set(this.#config.cookies.browser, browser);
     }
     const session = await this.#session(jar, browser);
-    const signedIn = session !== undefined && !request.prompt.has("login") && (request.maxAgeMs === undefined || Date.now() - session.authTimeMs <= request.maxAgeMs);
+    const signedIn =
+      session !== undefined && !request.prompt.has("login") && (request.maxAgeMs === undefined || Date.now() - session.authTimeMs <= request.maxAgeMs);
     if (request.prompt.has("none")) {
       // Every approval here asks the user, so a signed-in browser still cannot approve without a page.
-      const [error, description] = signedIn ? ["consent_required", "The user must approve on the consent page"] : ["login_required", "The user is not signed in"];
+      const [error, description] = signedIn
+        ? ["consent_required", "The user must approve on the consent page"]
+        : ["login_required", "The user is not signed in"];
       return this.#redirect(request.redirectUri, { error, error_description: description, state: request.state });
     }
     if (!signedIn) return this.#signInPage(request, browser);
@@ -116,7 +119,8 @@ export class AuthorizationEndpoint {
     if (request instanceof Response) return request;
     const action = form.get("action");
     // Deny needs no proof of anything: it only sends the user back with an error.
-    if (action === "deny") return this.#redirect(request.redirectUri, { error: "access_denied", error_description: "The user denied access", state: request.state });
+    if (action === "deny")
+      return this.#redirect(request.redirectUri, { error: "access_denied", error_description: "The user denied access", state: request.state });
     const browser = jar.get(this.#config.cookies.browser);
     if (browser === undefined) return errorPage(400, NOT_BOUND);
     if (action === "switch") return this.#signInPage(request, browser);

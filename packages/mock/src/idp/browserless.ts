@@ -52,11 +52,17 @@ export async function authorizeWithoutBrowser(
     html = await (answer as Response).text();
   }
   if (readSignedInUser(html) === undefined) {
-    answer = await finish(await post([...readHiddenFields(html), ["username", user.username], ["password", user.password], ["action", "login"]]), "the sign-in");
+    answer = await finish(
+      await post([...readHiddenFields(html), ["username", user.username], ["password", user.password], ["action", "login"]]),
+      "the sign-in",
+    );
     html = await (answer as Response).text();
   }
   const accounts = options.accounts ?? user.accounts;
-  answer = await finish(await post([...readHiddenFields(html), ...accounts.map((a): [string, string] => ["accounts", a]), ["action", "approve"]]), "the approval");
+  answer = await finish(
+    await post([...readHiddenFields(html), ...accounts.map((a): [string, string] => ["accounts", a]), ["action", "approve"]]),
+    "the approval",
+  );
   if (typeof answer === "string") return answer;
   throw new Error(`The sandbox IdP refused the approval: ${readError(await answer.text()) ?? `HTTP ${answer.status}`}`);
 }

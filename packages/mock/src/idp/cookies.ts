@@ -51,7 +51,13 @@ export class RequestCookies implements CookieJar {
   /** Adds the `Set-Cookie` headers of what was set; HttpOnly and SameSite=Lax so no script and no other site's form carries them. */
   applyTo(response: Response): Response {
     for (const [name, value] of this.#changes) {
-      const attributes = [`Path=${this.#scope.path}`, "HttpOnly", "SameSite=Lax", ...(this.#scope.secure ? ["Secure"] : []), ...(value === undefined ? ["Max-Age=0"] : [])];
+      const attributes = [
+        `Path=${this.#scope.path}`,
+        "HttpOnly",
+        "SameSite=Lax",
+        ...(this.#scope.secure ? ["Secure"] : []),
+        ...(value === undefined ? ["Max-Age=0"] : []),
+      ];
       response.headers.append("Set-Cookie", [`${name}=${value ?? ""}`, ...attributes].join("; "));
     }
     return response;

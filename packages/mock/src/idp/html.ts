@@ -4,12 +4,7 @@
 
 /** Text made safe for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
 const STYLE = `
@@ -158,7 +153,10 @@ export function unescapeHtml(text: string): string {
 
 /** The hidden fields of a page made here, decoded (what a browser would post back). */
 export function readHiddenFields(html: string): [name: string, value: string][] {
-  return [...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(([, name = "", value = ""]) => [unescapeHtml(name), unescapeHtml(value)]);
+  return [...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(([, name = "", value = ""]) => [
+    unescapeHtml(name),
+    unescapeHtml(value),
+  ]);
 }
 
 /** The error line of a page made here, decoded, if it has one. */

@@ -7,8 +7,7 @@ export function oauthError(status: number, error: string, description: string, h
   return json(status, { error, error_description: description }, { "Cache-Control": "no-store", Pragma: "no-cache", ...headers });
 }
 
-const invalidClient = () =>
-  oauthError(401, "invalid_client", "Client authentication failed", { "WWW-Authenticate": 'Basic realm="fdxkit-sandbox"' });
+const invalidClient = () => oauthError(401, "invalid_client", "Client authentication failed", { "WWW-Authenticate": 'Basic realm="fdxkit-sandbox"' });
 
 /** RFC 6749 §2.3.1: the Basic credentials' parts are form-urlencoded first. */
 function formDecode(text: string): string | undefined {

@@ -71,7 +71,7 @@ export function testEventRoutes(state: AppState): Route[] {
   // was accepted, `deliveries` / `idle()` tell how delivery went.
   function send({ body: raw }: RouteContext): Response {
     const body = parseJsonObject(raw);
-    if (!body || typeof body.id !== "string" || body.id === "") return invalidInput("Body must be {\"id\": \"<subscriptionId>\"}");
+    if (!body || typeof body.id !== "string" || body.id === "") return invalidInput('Body must be {"id": "<subscriptionId>"}');
     const found = findSubscription(state, body.id);
     if (found instanceof Response) return found;
     const notification = buildNotification(state, found);

@@ -13,9 +13,17 @@ describe.each(["server", "msw"] as const)("%s", (kind) => {
   it("a provider that requires the actor type refuses a client without one, and serves one with it", async () => {
     const mock = await start(kind, { requireActorType: [PROVIDER] });
     const { client } = sdkClient(mock);
-    const error = await client.statements.list({ providerId: PROVIDER, accountId: "ACC-1001" }).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list({ providerId: PROVIDER, accountId: "ACC-1001" })
+      .toArray()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FdxBadRequestError);
-    expect(error).toMatchObject({ status: 400, code: "401", message: "Invalid Input", debugMessage: `FDX-API-Actor-Type is required by provider "${PROVIDER}"` });
+    expect(error).toMatchObject({
+      status: 400,
+      code: "401",
+      message: "Invalid Input",
+      debugMessage: `FDX-API-Actor-Type is required by provider "${PROVIDER}"`,
+    });
 
     mock.reset();
     const batch = client.withOptions({ actorType: "batch" });
@@ -44,7 +52,10 @@ describe.each(["server", "msw"] as const)("%s", (kind) => {
     const { client, requests } = sdkClient(mock);
     expect(await client.statements.list({ providerId: PROVIDER, accountId: "ACC-1005" }).toArray()).toEqual([]);
     expect(requests).toHaveLength(1);
-    const unknown = await client.statements.list({ providerId: PROVIDER, accountId: "ACC-404" }).toArray().catch((e: unknown) => e);
+    const unknown = await client.statements
+      .list({ providerId: PROVIDER, accountId: "ACC-404" })
+      .toArray()
+      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(FdxNotFoundError);
     expect(unknown).toMatchObject({ status: 404, code: "701", message: "Account not found" });
   });

@@ -26,12 +26,18 @@ it("reads an approval's consent with client.consents.get and the user's statemen
   const statements = await user.statements.list({ providerId: "sandbox-bank", accountId: "ACC-1002" }).toArray();
   expect(statements).toHaveLength(24);
 
-  const outside = await user.statements.list({ providerId: "sandbox-bank", accountId: "ACC-1001" }).toArray().catch((e: unknown) => e);
+  const outside = await user.statements
+    .list({ providerId: "sandbox-bank", accountId: "ACC-1001" })
+    .toArray()
+    .catch((e: unknown) => e);
   expect(outside).toBeInstanceOf(FdxNotFoundError);
   expect((outside as FdxNotFoundError).code).toBe("701");
 
   await mock.revokeConsent(consentId);
-  const revoked = await user.statements.list({ providerId: "sandbox-bank", accountId: "ACC-1002" }).toArray().catch((e: unknown) => e);
+  const revoked = await user.statements
+    .list({ providerId: "sandbox-bank", accountId: "ACC-1002" })
+    .toArray()
+    .catch((e: unknown) => e);
   expect(revoked).toBeInstanceOf(FdxUnauthorizedError);
   expect((revoked as FdxUnauthorizedError).code).toBe("602");
   expect((await client.consents.get(consentId)).status).toBe("REVOKED");

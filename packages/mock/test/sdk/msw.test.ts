@@ -96,9 +96,7 @@ describe("SDK against createMockHandlers() with msw setupServer", () => {
 
   it("surfaces error rows: wrong token and unknown maintenance id", async () => {
     const { client } = sdkClient(mock, { token: "wrong" });
-    await expect(client.consents.get("consent-active-1")).rejects.toSatisfy(
-      (e) => e instanceof FdxUnauthorizedError && e.code === "1205" && e.status === 401,
-    );
+    await expect(client.consents.get("consent-active-1")).rejects.toSatisfy((e) => e instanceof FdxUnauthorizedError && e.code === "1205" && e.status === 401);
     const ok = sdkClient(mock).client;
     await expect(ok.maintenance.get("nope")).rejects.toSatisfy((e) => e instanceof FdxNotFoundError && e.code === "NotFound");
   });

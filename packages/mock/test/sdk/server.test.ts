@@ -199,8 +199,18 @@ describe.each([
         .list({ providerId: mock.seed.providerId, accountId: "ACC-1002", startTime: new Date("2025-01-01T00:00:00Z"), endTime: "2025-12-31T00:00:00Z" })
         .toArray();
       expect(year.map((s) => s.statementDate?.slice(0, 7))).toEqual([
-        "2025-12", "2025-11", "2025-10", "2025-09", "2025-08", "2025-07",
-        "2025-06", "2025-05", "2025-04", "2025-03", "2025-02", "2025-01",
+        "2025-12",
+        "2025-11",
+        "2025-10",
+        "2025-09",
+        "2025-08",
+        "2025-07",
+        "2025-06",
+        "2025-05",
+        "2025-04",
+        "2025-03",
+        "2025-02",
+        "2025-01",
       ]);
       expect(year.find((s) => s.statementDate?.startsWith("2025-03"))?.status).toBe("FAILED");
       const first = new URL(requests[0]!.url);

@@ -79,7 +79,10 @@ describe.each(["server", "msw"] as const)("SDK on provider variations (%s)", (ki
   it("latencyMs with a rate limit and no retries — the 429 reaches the caller with its Retry-After", async () => {
     const mock = await start(kind, { latencyMs: 20, rateLimit: { limit: 1, windowMs: 60_000 } });
     const { client } = sdkClient(mock, { maxRetries: 0 });
-    const error = await client.statements.list({ providerId: mock.seed.providerId, accountId: ACCOUNT, limit: 10 }).toArray().catch((e: unknown) => e);
+    const error = await client.statements
+      .list({ providerId: mock.seed.providerId, accountId: ACCOUNT, limit: 10 })
+      .toArray()
+      .catch((e: unknown) => e);
     // The first page passes, the second is limited.
     expect(error).toBeInstanceOf(FdxRateLimitError);
     expect(error).toMatchObject({ status: 429, code: "1207" });

@@ -71,5 +71,8 @@ function lifetimeOf(row: Connection, byAccessToken: boolean): number {
 }
 
 function noAccessToken(): FdxAuthError {
-  return new FdxAuthError({ error: "no_access_token", errorDescription: 'the provider sent no access token, and bearer: "access_token" hands one to data calls' });
+  return new FdxAuthError({
+    error: "no_access_token",
+    errorDescription: 'the provider sent no access token, and bearer: "access_token" hands one to data calls',
+  });
 }

@@ -7,7 +7,12 @@ import type { Context } from "./context.js";
 import { checkId } from "./options.js";
 import { fromSet, isStoreFailure } from "./persist.js";
 
-export async function complete(ctx: Context, idOrName: string | ((tokens: TokenSet) => string), callbackUrl: string | URL, checks: CallbackChecks): Promise<Connection> {
+export async function complete(
+  ctx: Context,
+  idOrName: string | ((tokens: TokenSet) => string),
+  callbackUrl: string | URL,
+  checks: CallbackChecks,
+): Promise<Connection> {
   const { rows } = ctx;
   const { id, set, existing } = await exchange(ctx, idOrName, callbackUrl, checks);
   let base = existing;

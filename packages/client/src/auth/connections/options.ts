@@ -19,7 +19,8 @@ export interface Settings {
 export function readOptions(options: ConnectionsOptions): Settings {
   const issues: FdxIssue[] = [];
   const { auth, store } = options ?? ({} as ConnectionsOptions);
-  if (typeof auth?.refresh !== "function" || typeof auth.exchangeCode !== "function") issues.push({ path: "auth", message: "must be an AuthClient (createAuthClient)" });
+  if (typeof auth?.refresh !== "function" || typeof auth.exchangeCode !== "function")
+    issues.push({ path: "auth", message: "must be an AuthClient (createAuthClient)" });
   if (typeof store?.get !== "function" || typeof store.compareAndSet !== "function" || typeof store.list !== "function" || typeof store.delete !== "function") {
     issues.push({ path: "store", message: "must be a ConnectionStore" });
   }

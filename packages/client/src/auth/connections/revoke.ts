@@ -13,7 +13,14 @@ export async function revoke(ctx: Context, id: string): Promise<void> {
   await ctx.writing.get(id);
   let leased: Connection | undefined;
   try {
-    leased = (await acquire(ctx, id, () => false, () => true)).leased!;
+    leased = (
+      await acquire(
+        ctx,
+        id,
+        () => false,
+        () => true,
+      )
+    ).leased!;
   } catch (error) {
     // Already ended or gone: nothing to revoke (a reauthorization-required row still becomes revoked below).
     if (!(error instanceof FdxReauthorizationRequiredError)) throw error;
@@ -35,7 +42,16 @@ export async function revoke(ctx: Context, id: string): Promise<void> {
     // A lease holder judged dead may have written a newer pair meanwhile: it is revoked too.
     // Stryker disable next-line LogicalOperator: the only extra case is an erased row, whose empty token revokeQuietly skips
     if (current !== leased && current.refreshToken && current.refreshToken !== leased.refreshToken) await rows.revokeQuietly(current.refreshToken);
-    const next: Connection = { ...current, status: "revoked", idToken: "", refreshToken: "", accessToken: "", lease: undefined, version: current.version + 1, updatedAt: Date.now() };
+    const next: Connection = {
+      ...current,
+      status: "revoked",
+      idToken: "",
+      refreshToken: "",
+      accessToken: "",
+      lease: undefined,
+      version: current.version + 1,
+      updatedAt: Date.now(),
+    };
     if (await rows.write(id, current.version, next)) {
       ctx.cache.forget(id);
       await rows.changed(next, current.status);

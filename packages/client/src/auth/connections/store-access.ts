@@ -38,15 +38,21 @@ export function createStoreAccess(settings: Settings, cache: Cache, tokenTimeout
   const isOwn = async (row: Connection) => row.clientId === auth.clientId && row.issuer === (await auth.issuer());
   const checkOwn = async (row: Connection) => {
     if (!(await isOwn(row))) {
-      throw new FdxConnectionStoreError(`Connection ${JSON.stringify(row.id)} belongs to another issuer or client: not used`, { connectionId: row.id, reason: "foreign_connection" });
+      throw new FdxConnectionStoreError(`Connection ${JSON.stringify(row.id)} belongs to another issuer or client: not used`, {
+        connectionId: row.id,
+        reason: "foreign_connection",
+      });
     }
     // Sealed tokens read without encryptConnectionStore (a key left out of one process's set-up): sent to the
     // IdP, the ciphertext would be refused and the connection ended as if the user had revoked it.
     if (row.refreshToken.startsWith(SEALED_PREFIX) || row.idToken.startsWith(SEALED_PREFIX) || row.accessToken.startsWith(SEALED_PREFIX)) {
-      throw new FdxConnectionStoreError(`Connection ${JSON.stringify(row.id)} holds encrypted tokens: read the store through encryptConnectionStore with its keys`, {
-        connectionId: row.id,
-        reason: "undecryptable",
-      });
+      throw new FdxConnectionStoreError(
+        `Connection ${JSON.stringify(row.id)} holds encrypted tokens: read the store through encryptConnectionStore with its keys`,
+        {
+          connectionId: row.id,
+          reason: "undecryptable",
+        },
+      );
     }
     return row;
   };
