@@ -14,7 +14,7 @@ export const TARGETS = {
   webhookRatio: 0.8,
   // kB read as 1000 bytes, the stricter of the two readings. The size gate's budget (scripts/check-bundle.mjs says
   // what raised it from 10 kB, issue 26's limits and issue 24's token repeat, and why issue 29 lowered it).
-  bundleGzipBytes: 11_300,
+  bundleGzipBytes: 11_700,
   exportEfficiency: 0.85,
   // A call with `connections.token(id)` against the same call with a static token: the hot path reads no store.
   connectionsHotPathRatio: 1.05,
