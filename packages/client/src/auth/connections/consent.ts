@@ -17,21 +17,8 @@ export function consentSteps(ctx: Context): Pick<NotificationTarget, "end" | "re
       for (let current = await rows.read(id); current; current = await rows.read(id)) {
         // Replaced by a new authorization (another consent), or already ended: nothing more to do.
         if (current.consentId !== consentId || current.status === "revoked" || current.status === status || !(await rows.isOwn(current))) return undefined;
-        const next: Connection = {
-          ...current,
-          status,
-          idToken: "",
-          refreshToken: "",
-          accessToken: "",
-          lease: undefined,
-          version: current.version + 1,
-          updatedAt: Date.now(),
-        };
-        if (await rows.write(id, current.version, next)) {
-          ctx.cache.forget(id);
-          await rows.changed(next, current.status);
-          return next;
-        }
+        const next = await rows.end(id, current, status);
+        if (next) return next;
       }
       return undefined;
     },

@@ -72,20 +72,6 @@ async function end(ctx: Context, id: string, leased: Connection, error: FdxAuthE
       if (current?.lease?.owner === ctx.owner) await release(ctx, id, current);
       return rows.load(id);
     }
-    const next: Connection = {
-      ...current,
-      status: "reauthorization_required",
-      idToken: "",
-      refreshToken: "",
-      accessToken: "",
-      lease: undefined,
-      version: current.version + 1,
-      updatedAt: Date.now(),
-    };
-    if (await rows.write(id, current.version, next)) {
-      ctx.cache.forget(id);
-      await rows.changed(next, current.status);
-      throw new FdxReauthorizationRequiredError(id, error.error, { cause: error });
-    }
+    if (await rows.end(id, current, "reauthorization_required")) throw new FdxReauthorizationRequiredError(id, error.error, { cause: error });
   }
 }

@@ -42,21 +42,7 @@ export async function revoke(ctx: Context, id: string): Promise<void> {
     // A lease holder judged dead may have written a newer pair meanwhile: it is revoked too.
     // Stryker disable next-line LogicalOperator: the only extra case is an erased row, whose empty token revokeQuietly skips
     if (current !== leased && current.refreshToken && current.refreshToken !== leased.refreshToken) await rows.revokeQuietly(current.refreshToken);
-    const next: Connection = {
-      ...current,
-      status: "revoked",
-      idToken: "",
-      refreshToken: "",
-      accessToken: "",
-      lease: undefined,
-      version: current.version + 1,
-      updatedAt: Date.now(),
-    };
-    if (await rows.write(id, current.version, next)) {
-      ctx.cache.forget(id);
-      await rows.changed(next, current.status);
-      break;
-    }
+    if (await rows.end(id, current, "revoked")) break;
   }
   if (failure !== undefined) throw failure;
 }

@@ -19,6 +19,11 @@ export interface StoreAccess {
   checkOwn(row: Connection): Promise<Connection>;
   /** The stored connection, active and ours, else the typed error. */
   load(id: string): Promise<Connection>;
+  /**
+   * Ends `current` with `status`: its tokens erased and its lease dropped, written only if no other write came
+   * first (then undefined, for the caller to read the row again). The cache forgets it and the app's hook hears.
+   */
+  end(id: string, current: Connection, status: Exclude<ConnectionStatus, "active">): Promise<Connection | undefined>;
   /** Tells the app's hook of a stored status change. */
   changed(row: Connection, previous: ConnectionStatus | undefined): Promise<void>;
   /** Revokes a refresh token no row holds, ignoring failure. */
@@ -56,10 +61,19 @@ export function createStoreAccess(settings: Settings, cache: Cache, tokenTimeout
     }
     return row;
   };
+  const write = (id: string, expected: number, next: Connection) => call("compareAndSet", id, () => store.compareAndSet(id, expected, next));
+  const changed = async (row: Connection, previous: ConnectionStatus | undefined) => {
+    if (!hook || row.status === previous) return;
+    try {
+      await hook({ ...row, accounts: [...row.accounts] }, previous);
+    } catch {
+      // The change is stored; the app's hook failing does not undo it.
+    }
+  };
   return {
     call,
     read,
-    write: (id, expected, next) => call("compareAndSet", id, () => store.compareAndSet(id, expected, next)),
+    write,
     isOwn,
     checkOwn,
     async load(id) {
@@ -70,14 +84,23 @@ export function createStoreAccess(settings: Settings, cache: Cache, tokenTimeout
       cache.remember(row);
       return row;
     },
-    async changed(row, previous) {
-      if (!hook || row.status === previous) return;
-      try {
-        await hook({ ...row, accounts: [...row.accounts] }, previous);
-      } catch {
-        // The change is stored; the app's hook failing does not undo it.
-      }
+    async end(id, current, status) {
+      const next: Connection = {
+        ...current,
+        status,
+        idToken: "",
+        refreshToken: "",
+        accessToken: "",
+        lease: undefined,
+        version: current.version + 1,
+        updatedAt: Date.now(),
+      };
+      if (!(await write(id, current.version, next))) return undefined;
+      cache.forget(id);
+      await changed(next, current.status);
+      return next;
     },
+    changed,
     async revokeQuietly(refreshToken) {
       // Stryker disable next-line ConditionalExpression: no caller passes an empty token (each checks first), and createAuthClient's revoke refuses one before any request
       if (!refreshToken) return;
