@@ -1,7 +1,6 @@
 // The connection manager's side of a consent notification: ending the
 // connection that holds the consent, or refreshing it, at most once per
 // connection per storm window however often the notice comes.
-import type { Connection } from "../types.js";
 import type { NotificationTarget } from "../notification.js";
 import { STORM_MS } from "./cache.js";
 import type { Context } from "./context.js";
