@@ -40,7 +40,7 @@ export interface ConnectionLease {
 
 /**
  * One end user's connection to their bank, as a store keeps it: its last
- * {@link TokenSet}'s tokens and claims, whose tokens are empty when the
+ * `TokenSet`'s tokens and claims, whose tokens are empty when the
  * connection is not active. Times are epoch milliseconds.
  */
 export interface Connection extends Pick<TokenSet, "idToken" | "refreshToken" | "expiresAt" | "accessToken" | "accessTokenExpiresAt" | "accounts" | "subject"> {
