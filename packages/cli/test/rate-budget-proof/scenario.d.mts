@@ -32,6 +32,8 @@ export interface ProofRow {
   /** The web process's user calls before the export started, and while it ran. */
   idle: Latencies;
   during: Latencies;
+  /** The user calls' waits in the budget while the export ran. */
+  duringWaits: Latencies;
 }
 
 export function runRateBudgetProof(options: {

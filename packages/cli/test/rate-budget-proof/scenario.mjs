@@ -213,7 +213,7 @@ async function runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs,
   });
   const results = await Promise.allSettled(shards.map((s) => s.done));
   const start = await allUp;
-  const calls = await web.stop();
+  const { calls, waits } = await web.stop();
   const failure = results.find((r) => r.status === "rejected");
   if (failure) throw failure.reason;
   const end = ends.at(-1);
@@ -247,5 +247,7 @@ async function runMode({ mode, mock, limit, postgresUrl, range, everyMs, idleMs,
     tailUse,
     idle: latencies(calls.filter((c) => c.at >= warmAt && c.at < firstUp)),
     during: latencies(calls.filter((c) => c.at >= start.at && c.at < end.at)),
+    // The user calls' waits in the budget while the export ran (none without a budget).
+    duringWaits: latencies(waits.filter((w) => w.at >= start.at && w.at < end.at).map((w) => ({ ...w, ok: true }))),
   };
 }
