@@ -291,6 +291,29 @@ describe("connections.applyNotification: ending and refreshing", () => {
   });
 });
 
+describe("connections.applyNotification: a refresh another process is making", () => {
+  it("waits for it and answers with its accounts, rather than the row as it was", async () => {
+    const { store, connection, grantId } = await setUp(["acct-1"]);
+    const other = createConnections({ auth, store });
+    const notified = createConnections({ auth, store });
+    idp.extraClaims = { accounts: ["acct-1", "acct-2"] };
+    const gate = idp.hold();
+    try {
+      const refreshing = other.token("user-1")({ rejected: connection.idToken, signal: undefined });
+      while (gate.waiting() < 1) await new Promise((r) => setTimeout(r, 5));
+      const applying = notified.applyNotification(notice("CONSENT_UPDATED", grantId), consentsAnswering("ACTIVE"));
+      // Long enough for the notice to reach the other process's lease and wait on it.
+      await new Promise((r) => setTimeout(r, 100));
+      gate.release();
+      const [fresh, result] = await Promise.all([refreshing, applying]);
+      expect(result).toMatchObject({ action: "refreshed", connection: { idToken: fresh, accounts: ["acct-1", "acct-2"] } });
+    } finally {
+      gate.release();
+      idp.extraClaims = {};
+    }
+  });
+});
+
 describe("applyNotification: a refresh that fails while the consent reads ACTIVE", () => {
   /** A connection manager whose refresh fails with `failure`, and whose row then reads as `after`. */
   function failingTarget(failure: unknown, after: Partial<Connection> | undefined) {
