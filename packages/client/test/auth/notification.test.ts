@@ -7,6 +7,7 @@ import {
   type AuthClient,
   type Connection,
   type ConnectionStatus,
+  type ConnectionStore,
   type ConsentReader,
 } from "../../src/auth/index.js";
 import { FdxReauthorizationRequiredError } from "../../src/auth/errors.js";
@@ -288,6 +289,32 @@ describe("connections.applyNotification: ending and refreshing", () => {
     expect(await connections.applyNotification(notice("CONSENT_REVOKED", grantId), { client })).toEqual({ action: "none", connection: undefined });
     expect(await connections.get("user-1")).toMatchObject({ status: "active", consentId: "consent-renewed" });
     expect(changes.map(([status]) => status)).not.toContain("revoked");
+  });
+});
+
+describe("connections.applyNotification: a write that overtakes the ending", () => {
+  it("reads the row again and still ends it when another write (not an ending) got in first", async () => {
+    const inner = memoryConnectionStore();
+    let overtaken = false;
+    const store: ConnectionStore = {
+      ...inner,
+      async compareAndSet(id, expected, next) {
+        if (next.status === "revoked" && !overtaken) {
+          overtaken = true;
+          // Another process writes the row (a lease it took) just before this write lands.
+          const row = (await inner.get(id))!;
+          await inner.compareAndSet(id, row.version, { ...row, version: row.version + 1, updatedAt: row.updatedAt + 1 });
+        }
+        return inner.compareAndSet(id, expected, next);
+      },
+    };
+    const connections = createConnections({ auth, store });
+    const request = await auth.authorizationUrl({ connector: "mikomo" });
+    await connections.complete("user-1", idp.callback(request.url, { grantId: "consent-overtaken" }), request);
+    const result = await connections.applyNotification(notice("CONSENT_REVOKED", "consent-overtaken"), consentsAnswering("REVOKED"));
+    expect(overtaken).toBe(true);
+    expect(result).toMatchObject({ action: "revoked", connection: { status: "revoked", refreshToken: "" } });
+    expect(await inner.get("user-1")).toMatchObject({ status: "revoked", refreshToken: "", idToken: "" });
   });
 });
 
