@@ -90,6 +90,31 @@ describe("exchangeCode: an answer without a refresh token", () => {
     expectClean(await renderings(error), [accessToken, code, req.codeVerifier]);
   });
 
+  it("redacts an id token echoed in the scope, and names the scope as sent when there is no access token", async () => {
+    const { auth, req, callback } = await flow();
+    idp.extraAnswer = { refresh_token: undefined, access_token: undefined, scope: "openid" };
+    const bare = (await rejectionOf(auth.exchangeCode(callback, req))) as FdxAuthError;
+    expect(bare.errorDescription).toContain('(granted scope: "openid")');
+    const echo = await flow();
+    let idToken = "";
+    idp.override = ({ path }, res) => {
+      if (path !== "/token") return false;
+      idToken = jwt({ iss: ISSUER, aud: CLIENT_ID, sub: "user-sub-1", exp: Math.floor(Date.now() / 1000) + 600 });
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ token_type: "Bearer", access_token: "", id_token: idToken, scope: `openid ${idToken}` }));
+      return true;
+    };
+    try {
+      const error = (await rejectionOf(echo.auth.exchangeCode(echo.callback, echo.req))) as FdxAuthError;
+      expect(error).toMatchObject({ error: "no_refresh_token", status: 200 });
+      expect(error.errorDescription).toContain('(granted scope: "openid [redacted]")');
+      expect(error.errorDescription).not.toContain(idToken);
+    } finally {
+      idp.override = undefined;
+    }
+  });
+
   it("is taken with requireRefreshToken: false, in the checks or the options (the options win)", async () => {
     idp.extraAnswer = { refresh_token: undefined };
     const a = await flow();
@@ -125,6 +150,8 @@ describe("the access token", () => {
   it("takes expires_in as a numeric string, and none at all (expiry 0); a non-string access_token is none", async () => {
     const cases: [Record<string, unknown>, string, [number, number]][] = [
       [{ expires_in: "300" }, "at", [300_000, 300_000]],
+      [{ expires_in: "300.25" }, "at", [300_250, 300_250]],
+      [{ expires_in: "1.123456789" }, "at", [1123, 1124]],
       [{ expires_in: 1 }, "at", [1000, 1000]],
       [{ expires_in: 400 * 86_400 }, "at", [400 * 86_400_000, 400 * 86_400_000]],
       [{ expires_in: undefined }, "at", [-Infinity, -Infinity]],

@@ -142,6 +142,19 @@ describe("failures are typed and secret-free", () => {
     expectNoSecret(error);
   });
 
+  it.each([
+    ["an FDX message wins over error_description", { message: "Client unknown to the gateway" }, "invalid_client", "Client unknown to the gateway"],
+    ["an empty FDX message does not", { message: "" }, "invalid_client", "Unknown client"],
+    ["an FDX code wins over error", { code: "1205", message: "Unauthorized" }, "1205", "Unauthorized"],
+    ["a numeric FDX code reads as a string", { code: 1205 }, "1205", "Unknown client"],
+    ["a code of another kind is no code", { code: { id: 1205 } }, undefined, "Unknown client"],
+  ] as const)("an OAuth error body with FDX fields: %s", async (_, fdx, code, message) => {
+    on("post", TOKEN_URL, () => HttpResponse.json({ error: "invalid_client", error_description: "Unknown client", ...fdx }, { status: 401 }));
+    const error = (await rejectionOf(clientCredentials(options)())) as FdxApiError;
+    expect(error).toBeInstanceOf(FdxUnauthorizedError);
+    expect({ status: error.status, code: error.code, message: error.message }).toEqual({ status: 401, code, message });
+  });
+
   it("redacts a secret the server echoes back", async () => {
     on("post", TOKEN_URL, async ({ headers }) =>
       HttpResponse.json({ error: "invalid_client", error_description: `bad secret ${SECRET} in ${headers.get("authorization")}` }, { status: 401 }),

@@ -417,6 +417,31 @@ describe("encryptConnectionStore: the row binding (someone with write access to 
     expect((await store.get("c"))!.refreshToken).toBe("refresh-token-of-c");
   });
 
+  it("binds no accounts, null accounts and an absent accounts column alike", async () => {
+    const { store, edit } = await setup();
+    await store.compareAndSet("c", 0, sampleConnection("c", { accounts: [] }));
+    for (const accounts of [null, undefined]) {
+      edit("c", { accounts: accounts as never });
+      expect(await store.get("c")).toMatchObject({ id: "c", idToken: "id-token-of-c", refreshToken: "refresh-token-of-c" });
+    }
+  });
+
+  it("refuses a time or accounts column of the wrong kind (a hand edit) with the typed error, never a crash", async () => {
+    const { store, edit, raw } = await setup();
+    const original = raw("a");
+    const edits: Partial<Connection>[] = [
+      { version: "1" as never },
+      { createdAt: String(original.createdAt) as never },
+      { expiresAt: null as never },
+      { accounts: "acct-1" as never },
+      { accounts: [1n, "acct-2"] as never },
+    ];
+    for (const patch of edits) {
+      edit("a", { ...original, ...patch });
+      await undecryptable(store.get("a"), "a");
+    }
+  });
+
   it("re-seals on every write: a lease write changes the version, and the row reads back after it", async () => {
     const { store, raw } = await setup();
     const before = raw("a");

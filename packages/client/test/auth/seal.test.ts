@@ -208,6 +208,13 @@ describe("openAuthorization refuses with invalid_state", () => {
     }
     const notUtf8 = await sealByHand(new Uint8Array([0x5b, 0x31, 0x2c, 0x22, 0xff, 0x22, 0x5d]), { keyId: "k1", key: K1, additionalData: ad });
     expect(await refusal(openAuthorization(notUtf8, { connectionId: "alice", keys: KEYS }))).toBe("the sealed authorization is malformed inside");
+    // The right shape with a byte that is no UTF-8 inside a value: refused, not opened with a replacement character.
+    const prefix = new TextEncoder().encode(`[${Date.now() + 60_000},"s`);
+    const suffix = new TextEncoder().encode('","n","v"]');
+    const shaped = new Uint8Array([...prefix, 0xff, ...suffix]);
+    expect(
+      await refusal(openAuthorization(await sealByHand(shaped, { keyId: "k1", key: K1, additionalData: ad }), { connectionId: "alice", keys: KEYS })),
+    ).toBe("the sealed authorization is malformed inside");
   });
 });
 
@@ -232,6 +239,10 @@ describe("misuse is a FdxValidationError", () => {
       { path: "keys.k1", message: "must be the base64 of exactly 32 bytes" },
     ]);
     expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: "k1" as unknown as Record<string, string>, current: "0" }))).toEqual([
+      { path: "keys", message: "must be an object of key id to base64 key" },
+      { path: "current", message: "must be one of the key ids of keys" },
+    ]);
+    expect(await validation(sealAuthorization(request, { connectionId: "alice", keys: null as never, current: "k1" }))).toEqual([
       { path: "keys", message: "must be an object of key id to base64 key" },
       { path: "current", message: "must be one of the key ids of keys" },
     ]);
@@ -289,6 +300,10 @@ describe("misuse is a FdxValidationError", () => {
       { path: "keys.k1", message: "must be the base64 of exactly 32 bytes" },
     ]);
     expect(await validation(openAuthorization(sealed, { connectionId: "alice", keys: null as unknown as Record<string, string> }))).toEqual([
+      { path: "keys", message: "must be an object of key id to base64 key" },
+    ]);
+    expect(await validation(openAuthorization(sealed, undefined as never))).toEqual([
+      { path: "connectionId", message: "must be a non-empty string" },
       { path: "keys", message: "must be an object of key id to base64 key" },
     ]);
   });
