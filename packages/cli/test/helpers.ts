@@ -92,8 +92,8 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return startCli(args, env).done;
+export function runCli(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<CliResult> {
+  return startCli(args, env, nodeArgs).done;
 }
 
 /** Flags that point the CLI at a mock server with its token. */
