@@ -121,6 +121,10 @@ export class FdxApiError extends FdxError {
   }
 }
 
+// Each status class spells out its own `kind`: a minifier renames classes, so the name cannot be read back at run
+// time, and setting the kinds from a table after the classes would be a module-level statement that keeps every
+// status class in bundles that never map a status to an error.
+
 /** HTTP 400: the server rejected the input (FDX code 401 "Invalid Input"). */
 export class FdxBadRequestError extends FdxApiError {
   static override readonly kind: string = "FdxBadRequestError";

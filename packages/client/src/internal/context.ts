@@ -1,5 +1,5 @@
 import { FdxError, FdxResponseError, FdxValidationError, type FdxIssue } from "../core/error.js";
-import type { ApiVersions, ClientOptions, FetchLike } from "../core/options.js";
+import type { ApiVersions, ClientOptions, FetchLike, RequestOptions } from "../core/options.js";
 import type { ResponseKind } from "../schemas/responses.js";
 import { request, retryTimeoutIssues } from "./request.js";
 import { sendFetch } from "./send-fetch.js";
@@ -9,7 +9,8 @@ import { checkActorType } from "./actor.js";
 import { checkRateBudget } from "./budget.js";
 import { isRecord } from "./is-record.js";
 import { checkInteger, httpUrl } from "./checks.js";
-import { idCheck } from "./validation.js";
+import { buildPath, type ApiPath, type PathParams } from "./paths.js";
+import { checkIds, idCheck } from "./validation.js";
 
 /** A client's settings, checked once: what resources, pages and downloads need. */
 export interface Context extends Transport {
@@ -108,6 +109,24 @@ export async function callBody<T>(ctx: Context, call: Call, kind: ResponseKind):
   // Awaited only when on: the check costs a promise turn on every call otherwise.
   if (ctx.validateResponses) await checkResponse(data, kind, status, interactionId);
   return data as T;
+}
+
+/**
+ * GETs one item named by the ids in its path, under the client's version of
+ * `api`. The ids are checked first, so a bad one rejects with nothing sent;
+ * the answer must be a JSON object.
+ */
+export async function getById<T, P extends ApiPath>(
+  ctx: Context,
+  template: P,
+  api: keyof ApiVersions,
+  ids: Omit<PathParams<P>, "version">,
+  kind: ResponseKind,
+  options?: RequestOptions,
+): Promise<T> {
+  checkIds(ids);
+  const url = ctx.baseUrl + buildPath(template, { version: ctx.versions[api], ...ids } as PathParams<P>);
+  return await callBody(ctx, { method: "GET", url, options }, kind);
 }
 
 /** Checks a response body against its schema (`validateResponses`). */

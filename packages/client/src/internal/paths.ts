@@ -3,7 +3,7 @@ import type { paths as NotificationPaths } from "../generated/notifications.js";
 import type { paths as StatementPaths } from "../generated/statements.js";
 
 /** `{name}` placeholders of a path template, as a record of strings. */
-type PathParams<T extends string> = T extends `${string}{${infer K}}${infer Rest}` ? Record<K, string> & PathParams<Rest> : unknown;
+export type PathParams<T extends string> = T extends `${string}{${infer K}}${infer Rest}` ? Record<K, string> & PathParams<Rest> : unknown;
 
 /** The service's path templates, from the types generated from specs/: a typo is a type error. */
 export type ApiPath = keyof NotificationPaths | keyof ConsentPaths | keyof StatementPaths;

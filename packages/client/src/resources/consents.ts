@@ -1,7 +1,5 @@
 import type { RequestOptions } from "../core/options.js";
-import { callBody, type Context } from "../internal/context.js";
-import { buildPath } from "../internal/paths.js";
-import { checkIds } from "../internal/validation.js";
+import { getById, type Context } from "../internal/context.js";
 import type { ConsentGrant } from "../models.js";
 
 /** `client.consents`: consent grant lookup. */
@@ -15,10 +13,6 @@ export interface ConsentsResource {
 
 export function consentsResource(ctx: Context): ConsentsResource {
   return {
-    async get(consentId, options) {
-      checkIds({ consentId });
-      const url = ctx.baseUrl + buildPath("/consents/{version}/{consentId}", { version: ctx.versions.consents, consentId });
-      return await callBody(ctx, { method: "GET", url, options }, "consent");
-    },
+    get: (consentId, options) => getById(ctx, "/consents/{version}/{consentId}", "consents", { consentId }, "consent", options),
   };
 }

@@ -1,7 +1,5 @@
 import type { RequestOptions } from "../core/options.js";
-import { callBody, type Context } from "../internal/context.js";
-import { buildPath } from "../internal/paths.js";
-import { checkIds } from "../internal/validation.js";
+import { getById, type Context } from "../internal/context.js";
 import type { MaintenanceNotification } from "../models.js";
 
 /** `client.maintenance`: maintenance notification details. */
@@ -12,10 +10,7 @@ export interface MaintenanceResource {
 
 export function maintenanceResource(ctx: Context): MaintenanceResource {
   return {
-    async get(notificationPayloadId, options) {
-      checkIds({ notificationPayloadId });
-      const path = buildPath("/notifications/{version}/maintenance/{notificationPayloadId}", { version: ctx.versions.notifications, notificationPayloadId });
-      return await callBody(ctx, { method: "GET", url: ctx.baseUrl + path, options }, "maintenance");
-    },
+    get: (notificationPayloadId, options) =>
+      getById(ctx, "/notifications/{version}/maintenance/{notificationPayloadId}", "notifications", { notificationPayloadId }, "maintenance", options),
   };
 }

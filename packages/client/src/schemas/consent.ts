@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { openEnum } from "../internal/open-enum.js";
+import { optionalStrings } from "./optional-strings.js";
 import { hateoasLinkSchema } from "./statement.js";
 
 export const CONSENT_STATUSES = ["ACTIVE", "EXPIRED", "REVOKED"] as const;
@@ -11,14 +12,11 @@ export const CONSENT_DURATION_TYPES = ["ONE_TIME", "PERSISTENT", "TIME_BOUND"] a
 export const PARTY_REGISTRIES = ["FDX", "GLEIF", "ICANN", "PRIVATE"] as const;
 
 export const consentPartySchema = z.looseObject({
-  name: z.optional(z.string()),
+  ...optionalStrings("name", "registeredEntityId"),
   type: z.optional(openEnum<typeof CONSENT_PARTY_TYPES>()),
-  registeredEntityId: z.optional(z.string()),
   // FDX 6, optional
-  homeUri: z.optional(z.string()),
-  logoUri: z.optional(z.string()),
+  ...optionalStrings("homeUri", "logoUri", "registeredEntityName"),
   registry: z.optional(openEnum<typeof PARTY_REGISTRIES>()),
-  registeredEntityName: z.optional(z.string()),
 });
 
 export const consentResourceSchema = z.looseObject({
@@ -29,13 +27,11 @@ export const consentResourceSchema = z.looseObject({
 
 /** An end-user consent grant. The service marks no field required. */
 export const consentGrantSchema = z.looseObject({
-  id: z.optional(z.string()),
+  ...optionalStrings("id", "createdTime"),
   status: z.optional(openEnum<typeof CONSENT_STATUSES>()),
   parties: z.optional(z.array(consentPartySchema)),
-  createdTime: z.optional(z.string()),
   // FDX 6, optional
-  expirationTime: z.optional(z.string()),
-  updatedTime: z.optional(z.string()),
+  ...optionalStrings("expirationTime", "updatedTime"),
   durationType: z.optional(openEnum<typeof CONSENT_DURATION_TYPES>()),
   durationPeriod: z.optional(z.number()),
   lookbackPeriod: z.optional(z.number()),

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { openEnum } from "../internal/open-enum.js";
+import { optionalStrings } from "./optional-strings.js";
 
 export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
 
@@ -13,11 +14,7 @@ export const hateoasLinkSchema = z.looseObject({
 
 /** A statement. The service marks no field required; `status` is any string (its value list is not shown). */
 export const statementSchema = z.looseObject({
-  accountId: z.optional(z.string()),
-  statementId: z.optional(z.string()),
-  statementDate: z.optional(z.string()),
-  description: z.optional(z.string()),
-  status: z.optional(z.string()),
+  ...optionalStrings("accountId", "statementId", "statementDate", "description", "status"),
   links: z.optional(z.array(hateoasLinkSchema)),
 });
 

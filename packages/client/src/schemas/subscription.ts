@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { openEnum } from "../internal/open-enum.js";
 import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
+import { optionalStrings } from "./optional-strings.js";
 
 // Tolerant of a newer server (unknown fields kept, unknown enum values accepted), strict about what the service requires.
 
@@ -10,8 +11,7 @@ export const subscriptionSchema = z.looseObject({
   category: openEnum<typeof NOTIFICATION_CATEGORIES>(),
   type: openEnum<typeof NOTIFICATION_TYPES>(),
   callbackUrl: z.string(),
-  effectiveDate: z.optional(z.string()),
-  callbackEmail: z.optional(z.string()),
+  ...optionalStrings("effectiveDate", "callbackEmail"),
 });
 
 /** The list response once normalised to an array. */

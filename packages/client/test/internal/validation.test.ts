@@ -252,5 +252,7 @@ describe("malformed input is rejected before sending", () => {
     // A caller chaining .catch() must see the validation error there.
     expect(() => client.subscriptions.create({ ...valid, callbackUrl: "x" }).catch(() => undefined)).not.toThrow();
     expect(() => client.subscriptions.sendTestEvent("").catch(() => undefined)).not.toThrow();
+    expect(() => client.consents.get("").catch(() => undefined)).not.toThrow();
+    expect(() => client.maintenance.get("").catch(() => undefined)).not.toThrow();
   });
 });
