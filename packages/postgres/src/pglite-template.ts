@@ -5,13 +5,26 @@
 // one through it: most of a start-up went there. Instead, a new directory is
 // written with Node's own file calls, and an in-memory database's files are
 // the tarball's own bytes, handed over without a copy.
-import { mkdirSync, writeFileSync } from "node:fs";
+//
+// Reading the template is itself a good part of a start, so it keeps no long
+// runs of zeros: a file's zero tail (a fresh WAL segment is 16 MB of them) is
+// cut when the template is packed, and its size kept in a first entry,
+// SIZES, that puts the zeros back when it is read.
+import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-/** One entry of the template: a directory, or a file and its bytes (a view into the tarball). */
-export type TemplateEntry = { kind: "dir"; path: string } | { kind: "file"; path: string; data: Uint8Array };
+/**
+ * One entry of the template: a directory, or a file: its bytes (a view into
+ * the tarball) and its size, which is more than `data` holds when its zero
+ * tail was cut.
+ */
+export type TemplateEntry = { kind: "dir"; path: string } | { kind: "file"; path: string; data: Uint8Array; size: number };
 
 const BLOCK = 512;
+/** The entry that holds the sizes of the files whose zero tails were cut: { path: size }. */
+const SIZES = ".fdxkit-sizes.json";
+/** A zero tail shorter than this is kept: cutting it would save less than it costs to put back. */
+const MIN_CUT = 64 * 1024;
 
 /**
  * The entries of a tar archive (the ustar format `dumpDataDir` writes), paths
@@ -20,6 +33,7 @@ const BLOCK = 512;
  */
 export function readTemplate(tar: Uint8Array): TemplateEntry[] {
   const entries: TemplateEntry[] = [];
+  let sizes: Record<string, unknown> = {};
   let offset = 0;
   while (offset + BLOCK <= tar.length) {
     const header = tar.subarray(offset, offset + BLOCK);
@@ -33,15 +47,100 @@ export function readTemplate(tar: Uint8Array): TemplateEntry[] {
     const relative = safeRelative(name);
     if (type === "5") {
       if (relative !== "") entries.push({ kind: "dir", path: relative });
+    } else if ((type === "0" || type === "\0") && relative === SIZES) {
+      sizes = parseSizes(tar.subarray(start, start + size));
     } else if (type === "0" || type === "\0") {
-      entries.push({ kind: "file", path: relative, data: tar.subarray(start, start + size) });
+      entries.push({ kind: "file", path: relative, data: tar.subarray(start, start + size), size });
     } else {
       throw new Error(`template: unexpected tar entry type ${JSON.stringify(type)} for ${relative}`);
     }
     offset = start + Math.ceil(size / BLOCK) * BLOCK;
   }
   if (!entries.some((entry) => entry.kind === "file" && entry.path === "PG_VERSION")) throw new Error("template: not a PostgreSQL data directory");
+  for (const entry of entries) {
+    if (entry.kind !== "file" || !Object.hasOwn(sizes, entry.path)) continue;
+    const size = sizes[entry.path];
+    if (!(typeof size === "number" && Number.isSafeInteger(size) && size >= entry.data.length)) throw new Error(`template: bad size for ${entry.path}`);
+    entry.size = size;
+  }
   return entries;
+}
+
+function parseSizes(bytes: Uint8Array): Record<string, unknown> {
+  let sizes: unknown;
+  try {
+    sizes = JSON.parse(Buffer.from(bytes).toString("utf8"));
+  } catch {
+    throw new Error(`template: ${SIZES} is not JSON`);
+  }
+  if (sizes === null || typeof sizes !== "object" || Array.isArray(sizes)) throw new Error(`template: ${SIZES} is not an object`);
+  return sizes as Record<string, unknown>;
+}
+
+/**
+ * The template to keep, from the data directory's tarball as PGlite's
+ * `dumpDataDir` writes it: the same entries, each file without a long zero
+ * tail, and SIZES first.
+ */
+export function packTemplate(tar: Uint8Array): Uint8Array {
+  const sizes: Record<string, number> = {};
+  const blocks: Uint8Array[] = [];
+  for (const entry of readTemplate(tar)) {
+    if (entry.kind === "dir") {
+      blocks.push(tarHeader(`${entry.path}/`, 0, "5"));
+      continue;
+    }
+    let end = entry.data.length;
+    while (end > 0 && entry.data[end - 1] === 0) end--;
+    const data = entry.size - end >= MIN_CUT ? entry.data.subarray(0, end) : entry.data;
+    if (data.length < entry.size) sizes[entry.path] = entry.size;
+    blocks.push(tarHeader(entry.path, data.length, "0"), padded(data));
+  }
+  const index = new TextEncoder().encode(JSON.stringify(sizes));
+  return concat([tarHeader(SIZES, index.length, "0"), padded(index), ...blocks, new Uint8Array(2 * BLOCK)]);
+}
+
+/** A ustar header; names here are a data directory's, well under the 100 bytes of its name field. */
+function tarHeader(name: string, size: number, type: "0" | "5"): Uint8Array {
+  const header = new Uint8Array(BLOCK);
+  const encoded = new TextEncoder().encode(name);
+  if (encoded.length > 100) throw new Error(`template: the name ${JSON.stringify(name)} is too long for a tar header`);
+  header.set(encoded, 0);
+  const field = (start: number, length: number, value: string) => header.set(new TextEncoder().encode(value.padStart(length - 1, "0")), start);
+  field(100, 8, type === "5" ? "700" : "600");
+  field(108, 8, "0");
+  field(116, 8, "0");
+  field(124, 12, size.toString(8));
+  field(136, 12, "0");
+  header[156] = type.charCodeAt(0);
+  header.set(new TextEncoder().encode("ustar\u000000"), 257);
+  let sum = 0;
+  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!;
+  header.set(new TextEncoder().encode(`${sum.toString(8).padStart(6, "0")}\u0000 `), 148);
+  return header;
+}
+
+function padded(data: Uint8Array): Uint8Array {
+  const rest = data.length % BLOCK;
+  return rest === 0 ? data : concat([data, new Uint8Array(BLOCK - rest)]);
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** A file's whole bytes: its data, or its data and the zero tail that was cut. */
+function wholeData(entry: Extract<TemplateEntry, { kind: "file" }>): Uint8Array {
+  if (entry.data.length === entry.size) return entry.data;
+  const whole = new Uint8Array(entry.size);
+  whole.set(entry.data);
+  return whole;
 }
 
 /**
@@ -58,6 +157,8 @@ export function unpackTemplate(entries: readonly TemplateEntry[], dataDir: strin
     else {
       mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
       writeFileSync(target, entry.data, { mode: 0o600 });
+      // The zero tail as a hole in the file, where the file system allows one.
+      if (entry.size > entry.data.length) truncateSync(target, entry.size);
     }
   }
 }
@@ -93,7 +194,7 @@ export function templateMemoryFS<T extends { initialSyncFs(): Promise<void> }>(M
           FS.mkdirTree(`${pgdata}/${parent}`, 0o700);
           made.add(parent);
         }
-        FS.writeFile(target, entry.data, { canOwn: true });
+        FS.writeFile(target, wholeData(entry), { canOwn: true });
       }
     }
   })() as T;

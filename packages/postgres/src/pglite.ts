@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
-import { readTemplate, templateMemoryFS, unpackTemplate } from "./pglite-template.js";
+import { packTemplate, readTemplate, templateMemoryFS, unpackTemplate } from "./pglite-template.js";
 import type { Queryable } from "./sql.js";
 
 /** Options of {@link openPGlite}. */
@@ -47,19 +47,27 @@ const START_PARAMS = ["-c", "shared_buffers=16MB"];
  * use, which costs one initdb); an existing one is opened as it is.
  */
 export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = {}): Promise<OpenedPGlite> {
-  const { PGlite, MemoryFS } = await import("@electric-sql/pglite");
   const given = options.pglite as Omit<PGliteOptions, "dataDir" | "loadDataDir"> | undefined;
+  const isNew = dataDir === undefined || !existsSync(path.join(dataDir, "PG_VERSION"));
+  const cache = !isNew || options.templateDir === false || given?.fs !== undefined ? undefined : templateFile(options.templateDir);
+  // Started together rather than one after the other: a start-up is mostly
+  // waiting for files to be read and the WebAssembly to compile.
+  const loading = import("@electric-sql/pglite");
+  const assets = pgliteAssets(given);
+  const templateRead = cache?.then(async (file) => ({ file, bytes: await readFile(file).catch(() => undefined) }));
+  // Whatever fails here is reported by the await that needs it; none is left unhandled meanwhile.
+  for (const pending of [assets, templateRead]) pending?.catch(() => undefined);
+
+  const { PGlite, MemoryFS } = await loading;
   const base: PGliteOptions = {
     ...given,
+    ...(await assets),
     startParams: [...(given?.startParams ?? PGlite.defaultStartParams), ...START_PARAMS],
   };
   const withDir = (extra: PGliteOptions): PGliteOptions => (dataDir === undefined ? { ...base, ...extra } : { ...base, ...extra, dataDir });
-  const isNew = dataDir === undefined || !existsSync(path.join(dataDir, "PG_VERSION"));
-  const cache = options.templateDir === false || given?.fs !== undefined ? undefined : templateFile(options.templateDir);
-  if (!isNew || cache === undefined) return PGlite.create(withDir({}));
+  if (templateRead === undefined) return PGlite.create(withDir({}));
 
-  const file = await cache;
-  const template = await readFile(file).catch(() => undefined);
+  const { file, bytes: template } = await templateRead;
   if (template) {
     try {
       const entries = readTemplate(template);
@@ -81,11 +89,36 @@ export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = 
   return db;
 }
 
+/** PostgreSQL's compiled WebAssembly, shared by every database this process opens (a module is immutable). */
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+/** PGlite's WebAssembly, compiled, and its bundle of PostgreSQL's share files, unless the caller gave them. */
+async function pgliteAssets(given: PGliteOptions | undefined): Promise<Pick<PGliteOptions, "pgliteWasmModule" | "fsBundle">> {
+  const { resolve } = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
+  if (!given?.pgliteWasmModule) {
+    compiled ??= readFile(resolve("@electric-sql/pglite/pglite.wasm")).then((bytes) => WebAssembly.compile(bytes));
+    compiled.catch(() => {
+      compiled = undefined;
+    });
+  }
+  const [pgliteWasmModule, fsBundle] = await Promise.all([
+    given?.pgliteWasmModule ?? compiled,
+    given?.fsBundle ?? readFile(resolve("@electric-sql/pglite/pglite.data")).then((bytes) => new Blob([bytes])),
+  ]);
+  return { pgliteWasmModule, fsBundle };
+}
+
 // Made right after initdb, before anything is written, so it is an empty
-// database; uncompressed, as unpacking is then only copying.
+// database; uncompressed, as unpacking is then only copying. initdb's WAL is
+// checkpointed and left behind first: the segment the template keeps then
+// holds only the checkpoint, and packTemplate keeps its zeros as a size.
 async function saveTemplate(db: PGlite, file: string): Promise<void> {
+  await db.exec("SET wal_recycle = off");
+  await db.query("SELECT pg_switch_wal()");
+  await db.exec("CHECKPOINT");
+  await db.exec("RESET wal_recycle");
   const tarball = await db.dumpDataDir("none");
-  const bytes = new Uint8Array(await tarball.arrayBuffer());
+  const bytes = packTemplate(new Uint8Array(await tarball.arrayBuffer()));
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // Written whole under another name first: a reader never sees half a template.
   const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
@@ -110,11 +143,12 @@ async function clearPartialLoad(dataDir: string): Promise<void> {
 async function templateFile(dir: string | undefined): Promise<string> {
   // The CommonJS build has __filename and no import.meta; the ES module build the other way round.
   const { resolve } = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
-  const parts: string[] = [];
-  for (const asset of ["pglite.wasm", "initdb.wasm", "pglite.data"]) {
-    const info = await stat(resolve(`@electric-sql/pglite/${asset}`));
-    parts.push(`${info.size.toString(36)}-${Math.trunc(info.mtimeMs).toString(36)}`);
-  }
+  const parts = await Promise.all(
+    ["pglite.wasm", "initdb.wasm", "pglite.data"].map(async (asset) => {
+      const info = await stat(resolve(`@electric-sql/pglite/${asset}`));
+      return `${info.size.toString(36)}-${Math.trunc(info.mtimeMs).toString(36)}`;
+    }),
+  );
   return path.join(dir ?? defaultCacheDir(), `pglite-template-${parts.join("-")}.tar`);
 }
 

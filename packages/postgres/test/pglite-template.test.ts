@@ -5,19 +5,19 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readTemplate, unpackTemplate } from "../src/pglite-template.js";
+import { packTemplate, readTemplate, unpackTemplate } from "../src/pglite-template.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "fdxkit-template-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A ustar archive of `files` (path → content), made by the system's tar from a directory. */
-function tarOf(name: string, files: Record<string, string>): Uint8Array {
+function tarOf(name: string, files: Record<string, string | Uint8Array>): Uint8Array {
   const dir = path.join(root, name);
   for (const [file, content] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), content);
   }
-  return new Uint8Array(execFileSync("tar", ["--format=ustar", "-C", dir, "-cf", "-", "."]));
+  return new Uint8Array(execFileSync("tar", ["--format=ustar", "-C", dir, "-cf", "-", "."], { maxBuffer: 64 * 1024 * 1024 }));
 }
 
 const DATA_DIR = { PG_VERSION: "18\n", "base/1/1255": "x".repeat(1500), "global/pg_control": "control", "pg_wal/archive_status/.keep": "" };
@@ -71,5 +71,54 @@ describe("unpackTemplate", () => {
     } finally {
       process.umask(previous);
     }
+  });
+});
+
+describe("packTemplate", () => {
+  // A WAL segment as a checkpoint leaves it: a few bytes, then zeros to its full size.
+  const wal = new Uint8Array(1024 * 1024);
+  wal.set([1, 2, 3, 0, 5], 0);
+  const files = { ...DATA_DIR, "pg_wal/000000010000000000000002": wal, "base/1/2838": new Uint8Array(8192) };
+
+  it("keeps a long zero tail as a size, and reading gives the same files back, byte for byte", () => {
+    const tar = tarOf("pack", files);
+    const packed = packTemplate(tar);
+    expect(packed.length).toBeLessThan(tar.length - 1000 * 1024);
+    const entries = readTemplate(packed);
+    const segment = entries.find((e) => e.path === "pg_wal/000000010000000000000002");
+    expect(segment).toMatchObject({ kind: "file", size: wal.length });
+    // Only the bytes before the zero tail are stored; a short zero tail (the 8 KiB page) is kept as it is.
+    expect(segment?.kind === "file" && segment.data.length).toBe(5);
+    const page = entries.find((e) => e.path === "base/1/2838");
+    expect(page?.kind === "file" && [page.size, page.data.length, page.data.every((byte) => byte === 0)]).toEqual([8192, 8192, true]);
+    expect(entries.map((e) => e.path).sort()).toEqual(
+      readTemplate(tar)
+        .map((e) => e.path)
+        .sort(),
+    );
+    const target = path.join(root, "packed", "data");
+    unpackTemplate(entries, target);
+    for (const [file, content] of Object.entries(files)) {
+      // Compared as buffers: a deep equality of a megabyte, byte by byte, takes seconds.
+      expect(readFileSync(path.join(target, file)).equals(Buffer.from(content)), file).toBe(true);
+    }
+  });
+
+  it("a template packed before sizes were kept still reads, each file as stored", () => {
+    const segment = readTemplate(tarOf("plain", files)).find((e) => e.path === "pg_wal/000000010000000000000002");
+    expect(segment?.kind === "file" && [segment.size, Buffer.from(segment.data).equals(wal)]).toEqual([wal.length, true]);
+  });
+
+  it("refuses sizes that are not JSON, or a size below what the file holds", () => {
+    const packed = Buffer.from(packTemplate(tarOf("bad-sizes", files)));
+    // The sizes entry comes first: its content starts at byte 512.
+    const broken = Buffer.from(packed);
+    broken.write("!", 512);
+    expect(() => readTemplate(new Uint8Array(broken))).toThrow("template: .fdxkit-sizes.json is not JSON");
+    const index = JSON.parse(packed.subarray(512, packed.indexOf(0, 512)).toString());
+    const short = Buffer.from(packed);
+    const smaller = JSON.stringify({ "pg_wal/000000010000000000000002": 4 }).padEnd(JSON.stringify(index).length, " ");
+    short.write(smaller, 512);
+    expect(() => readTemplate(new Uint8Array(short))).toThrow("template: bad size for pg_wal/000000010000000000000002");
   });
 });
