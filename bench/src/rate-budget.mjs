@@ -10,12 +10,13 @@ import { runRateBudgetProof } from "../../packages/cli/test/rate-budget-proof/sc
 import { findPostgresBin, startPostgresServer } from "../../packages/postgres/test/postgres-server.mjs";
 
 export async function runRateBudget({ range, modes, idleMs, limit = 20 }) {
-  const bin = modes.includes("postgres") ? findPostgresBin() : undefined;
+  const shared = (m) => m.startsWith("postgres");
+  const bin = modes.some(shared) ? findPostgresBin() : undefined;
   const server = bin ? await startPostgresServer(bin) : undefined;
   try {
-    const run = server ? modes : modes.filter((m) => m !== "postgres");
+    const run = server ? modes : modes.filter((m) => !shared(m));
     const rows = await runRateBudgetProof({ modes: run, postgresUrl: server?.url, range, idleMs, limit });
-    return { limit, range, rows, ...(modes.includes("postgres") && !server ? { skipped: "PostgreSQL is not installed (no initdb)" } : {}) };
+    return { limit, range, rows, ...(modes.some(shared) && !server ? { skipped: "PostgreSQL is not installed (no initdb)" } : {}) };
   } finally {
     server?.stop();
   }

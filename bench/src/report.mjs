@@ -704,6 +704,7 @@ const MODES = {
   none: "no budget (each export paces itself from its 429s)",
   memory: "a memory budget in each process",
   postgres: "one PostgreSQL budget for all",
+  "postgres-reserve": "the same, a whole request kept for users (`--rate-limit 18/2/1`)",
 };
 
 /** The rate-budget section: one row per way of sharing the provider's limit. */
@@ -716,12 +717,13 @@ function rateBudgetMarkdown(rb) {
       (rb.rows[0]?.shards.map((s) => s.listed).join(", ") ?? "?") +
       ' statements), beside a web process making a user call (`actorType: "user"`, one statement page) every 200 ms. ' +
       "Budgets are sized as the docs say, burst 2: one shared budget gets the whole limit, `(L − burst) / W` = 18 a second; without a shared store each of the 5 processes gets `(L − 5 × burst) / 5` = 2 a second. " +
+      "The shared budget's batch calls leave a fifth of the burst for users by default; the last row keeps a whole request (`userReserve: 1`), so a user call finds one at once, while the export, which may then take only from a full bucket, loses the tokens that come while every shard is a moment late to take them. " +
       "*Efficiency* is the time the provider's limit bounds the work to (the calls it admitted while the export ran, every process's, at 20 a second) over the export's time (from the moment every shard was up to the last one's summary). " +
       "*Last shard alone* is the share of the limit the provider served once every other shard with work had ended: a shard that gives its share back leaves none idle. " +
       "User latency is the web process's calls while the export ran against its calls before it started (idle), with the same budget.",
     "",
   );
-  if (rb.skipped) out.push(`The PostgreSQL row did not run: ${rb.skipped}.`, "");
+  if (rb.skipped) out.push(`The PostgreSQL rows did not run: ${rb.skipped}.`, "");
   out.push(
     table(
       [
@@ -734,7 +736,7 @@ function rateBudgetMarkdown(rb) {
       ],
       rb.rows.map((r) => [
         MODES[r.mode],
-        r.budget ? `${r.budget.perSecond}/s, burst ${r.budget.burst}` : "none",
+        r.budget ? `${r.budget.perSecond}/s, burst ${r.budget.burst}${r.budget.reserve === undefined ? "" : `, reserve ${r.budget.reserve}`}` : "none",
         `${r.rateLimited} of ${r.requests} (${percent(r.rateLimitedShare)})`,
         `${(r.exportMs / 1000).toFixed(1)} s vs ${(r.idealMs / 1000).toFixed(1)} s (${r.efficiency.toFixed(3)})`,
         `${ms(r.idle.median)} / ${ms(r.idle.p95)} → ${ms(r.during.median)} / ${ms(r.during.p95)}${r.during.unanswered ? ` (${r.during.unanswered} of ${r.during.calls} still waiting at the end)` : ""}`,

@@ -50,11 +50,11 @@ describe("statements export --rate-limit / --rate-budget: bad values", () => {
   it.each([
     [
       ["--rate-limit", "fast", "--rate-budget", "memory"],
-      'error: --rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got "fast")\n',
+      'error: --rate-limit: must be PER_SECOND[/BURST[/RESERVE]] or PROVIDER=PER_SECOND[/BURST[/RESERVE]], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got "fast")\n',
     ],
     [
       ["--rate-limit", "9/0"],
-      'error: --rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got "9/0")\n',
+      'error: --rate-limit: must be PER_SECOND[/BURST[/RESERVE]] or PROVIDER=PER_SECOND[/BURST[/RESERVE]], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got "9/0")\n',
     ],
     [
       ["--rate-limit", "9"],

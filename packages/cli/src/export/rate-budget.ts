@@ -22,11 +22,14 @@ export interface OpenBudget {
 export const DEFAULT_BURST = 2;
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
-const LIMIT = new RegExp(`^(?:(.+)=)?${NUMBER}(?:/${NUMBER})?$`);
+const LIMIT = new RegExp(`^(?:(.+)=)?${NUMBER}(?:/${NUMBER}(?:/${NUMBER})?)?$`);
+const FORM = "PER_SECOND[/BURST[/RESERVE]] or PROVIDER=PER_SECOND[/BURST[/RESERVE]]";
 
 /**
- * `--rate-limit` values: `PER_SECOND[/BURST]` for every provider of the run,
- * `PROVIDER=PER_SECOND[/BURST]` for one (it wins over the first form).
+ * `--rate-limit` values: `PER_SECOND[/BURST[/RESERVE]]` for every provider of
+ * the run, `PROVIDER=PER_SECOND[/BURST[/RESERVE]]` for one (it wins over the
+ * first form). RESERVE is the part of the burst the export leaves for the
+ * app's end users (the budget's `userReserve`).
  */
 export function parseRateLimits(values: readonly string[]): RateLimits {
   const limits: Record<string, RateLimit> = {};
@@ -35,17 +38,20 @@ export function parseRateLimits(values: readonly string[]): RateLimits {
     const match = LIMIT.exec(value.trim());
     const perSecond = Number(match?.[2]);
     const burst = match?.[3] === undefined ? undefined : Number(match[3]);
+    const reserve = match?.[4] === undefined ? undefined : Number(match[4]);
     if (!match || !(perSecond > 0) || (burst !== undefined && !(burst >= 1))) {
-      throw new UsageError(
-        `--rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got ${JSON.stringify(value)})`,
-      );
+      throw new UsageError(`--rate-limit: must be ${FORM}, requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got ${JSON.stringify(value)})`);
     }
     // Two unless told otherwise: with one, a token that comes while every process is a moment late to take it is
     // lost, and a fast provider's budget goes partly unused; the sizing rule is then perSecond <= (L - 2) / W.
     const limit: RateLimit = { perSecond, burst: burst ?? DEFAULT_BURST };
+    if (reserve !== undefined) {
+      if (!(reserve < limit.burst!)) throw new UsageError(`--rate-limit: the reserve must be below the burst (got ${JSON.stringify(value)})`);
+      limit.userReserve = reserve;
+    }
     const provider = match[1];
     if (provider === undefined) {
-      if (fallback) throw new UsageError("--rate-limit: give PER_SECOND[/BURST] without a provider once (it is the limit of every provider)");
+      if (fallback) throw new UsageError("--rate-limit: give PER_SECOND[/BURST[/RESERVE]] without a provider once (it is the limit of every provider)");
       fallback = limit;
     } else {
       if (Object.hasOwn(limits, provider)) throw new UsageError(`--rate-limit: the provider ${JSON.stringify(provider)} is given twice`);

@@ -14,14 +14,27 @@ describe("--rate-limit", () => {
     expect(describeLimits(parseRateLimits(["18", "bank-a=0.9/5"]))).toBe("18/s, burst 2 (every provider); bank-a 0.9/s, burst 5");
   });
 
-  it.each([["0"], ["-1"], ["fast"], ["5/0.5"], ["5/"], ["bank-a="], ["=5"], ["1e3"]])("refuses %j, naming the flag and the form", (value) => {
-    expect(() => parseRateLimits([value])).toThrow(
-      `--rate-limit: must be PER_SECOND[/BURST] or PROVIDER=PER_SECOND[/BURST], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got ${JSON.stringify(value)})`,
-    );
+  it("a third part is what the export leaves for users (the budget's userReserve), below the burst", () => {
+    expect(parseRateLimits(["18/2/1", "bank-a=0.9/5/0"])).toEqual({
+      limits: { "bank-a": { perSecond: 0.9, burst: 5, userReserve: 0 } },
+      default: { perSecond: 18, burst: 2, userReserve: 1 },
+    });
+    expect(() => parseRateLimits(["18/2/2"])).toThrow('--rate-limit: the reserve must be below the burst (got "18/2/2")');
   });
 
+  it.each([["0"], ["-1"], ["fast"], ["5/0.5"], ["5/"], ["5/2/"], ["5/2/1/1"], ["5/2/-1"], ["bank-a="], ["=5"], ["1e3"]])(
+    "refuses %j, naming the flag and the form",
+    (value) => {
+      expect(() => parseRateLimits([value])).toThrow(
+        `--rate-limit: must be PER_SECOND[/BURST[/RESERVE]] or PROVIDER=PER_SECOND[/BURST[/RESERVE]], requests per second > 0 and a burst >= 1, e.g. 0.9/5 (got ${JSON.stringify(value)})`,
+      );
+    },
+  );
+
   it("refuses a provider, or the limit of every provider, given twice", () => {
-    expect(() => parseRateLimits(["5", "6"])).toThrow("--rate-limit: give PER_SECOND[/BURST] without a provider once (it is the limit of every provider)");
+    expect(() => parseRateLimits(["5", "6"])).toThrow(
+      "--rate-limit: give PER_SECOND[/BURST[/RESERVE]] without a provider once (it is the limit of every provider)",
+    );
     expect(() => parseRateLimits(["a=5", "a=6"])).toThrow('--rate-limit: the provider "a" is given twice');
   });
 });

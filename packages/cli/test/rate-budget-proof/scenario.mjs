@@ -29,12 +29,15 @@ const BURST = 2;
 /** Requests in flight per export process: with a budget, each shard may run at full concurrency. */
 const CONCURRENCY = 8;
 
+/** Modes whose budget is the one on the PostgreSQL server; "postgres-reserve" keeps a whole request of it for users. */
+const SHARED = new Set(["postgres", "postgres-reserve"]);
+
 /** The budget each process is given in `mode`, sized as the docs say. */
 export function sizing(mode, limit) {
   if (mode === "none") return undefined;
   // The sizing rule perSecond <= (L - burst) / W, for one bucket (shared) or for N buckets that each may burst.
-  const perSecond = mode === "postgres" ? limit - BURST : (limit - PROCESSES * BURST) / PROCESSES;
-  return { perSecond, burst: BURST };
+  const perSecond = SHARED.has(mode) ? limit - BURST : (limit - PROCESSES * BURST) / PROCESSES;
+  return { perSecond, burst: BURST, ...(mode === "postgres-reserve" ? { reserve: 1 } : {}) };
 }
 
 function childEnv(extra) {
@@ -62,7 +65,7 @@ function startWeb(mock, mode, limit, postgresUrl, everyMs) {
       FDXKIT_BASE_URL: mock.baseUrl,
       FDXKIT_PRODUCTS_URL: mock.productsUrl,
       FDXKIT_TOKEN: TOKEN,
-      FDXKIT_WEB_BUDGET: mode,
+      FDXKIT_WEB_BUDGET: SHARED.has(mode) ? "postgres" : mode,
       FDXKIT_WEB_POSTGRES: postgresUrl ?? "",
       FDXKIT_WEB_PER_SECOND: String(budget?.perSecond ?? 0),
       FDXKIT_WEB_BURST: String(budget?.burst ?? 0),
@@ -124,7 +127,10 @@ function startShard(index, mock, mode, limit, postgresUrl, outDir, range, onDone
     "--json",
     "--no-progress",
   );
-  if (budget) args.push("--rate-limit", `${budget.perSecond}/${budget.burst}`, "--rate-budget", mode === "postgres" ? postgresUrl : "memory");
+  if (budget) {
+    const reserve = budget.reserve === undefined ? "" : `/${budget.reserve}`;
+    args.push("--rate-limit", `${budget.perSecond}/${budget.burst}${reserve}`, "--rate-budget", SHARED.has(mode) ? postgresUrl : "memory");
+  }
   const child = spawn(process.execPath, args, {
     env: childEnv({ FDXKIT_BASE_URL: mock.baseUrl, FDXKIT_PRODUCTS_URL: mock.productsUrl, FDXKIT_TOKEN: TOKEN }),
     stdio: ["ignore", "pipe", "pipe"],
@@ -170,8 +176,8 @@ export async function runRateBudgetProof({ modes, postgresUrl, range, limit = 20
   const rows = [];
   try {
     for (const [index, mode] of modes.entries()) {
-      if (mode === "postgres") {
-        if (!db) throw new Error("the postgres row needs a PostgreSQL server");
+      if (SHARED.has(mode)) {
+        if (!db) throw new Error("the postgres rows need a PostgreSQL server");
         // A full bucket to start from, as after a quiet night.
         await db.query("DROP TABLE IF EXISTS fdxkit_rate_budget");
       }
