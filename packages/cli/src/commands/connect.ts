@@ -2,7 +2,8 @@
 // an end user approves access in a browser, the redirect comes back to a
 // listener on 127.0.0.1 (RFC 8252), and the connection is stored; then list,
 // refresh and revoke what is stored — never printing a token.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { nodeHttp } from "../node-http.js";
 import type { AddressInfo } from "node:net";
 import type { AuthorizationRequest, Connection, Connections } from "@fdxkit/client/auth";
 import type { Command } from "commander";
@@ -155,7 +156,7 @@ function page(res: ServerResponse, status: number, title: string, text: string):
 /** The redirect's listener: 127.0.0.1, a free port, only `GET /callback` with our own Host. */
 async function startLoopback(): Promise<Loopback> {
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => page(res, 503, "Not ready", "Try again in a moment.");
-  const server = createServer((req, res) => handle(req, res));
+  const server = nodeHttp().createServer((req, res) => handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());

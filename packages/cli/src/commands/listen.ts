@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { nodeHttp } from "../node-http.js";
 import type { AddressInfo } from "node:net";
 import { toNodeListener } from "@fdxkit/client/node";
 import { createWebhookHandler, type Notification } from "@fdxkit/client/webhooks";
@@ -42,7 +42,7 @@ export function registerListen(program: FdxCommand, state: RunState): void {
           output.line(notification, () => notificationLine(notification));
         },
       });
-      const server = createServer(toNodeListener(handler));
+      const server = nodeHttp().createServer(toNodeListener(handler));
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, options.host, () => {
