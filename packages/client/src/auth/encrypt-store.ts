@@ -142,7 +142,10 @@ export function encryptConnectionStore(store: ConnectionStore, options: Encrypti
       );
     }
     const binding = sealedNow ? rowBinding(row) : undefined;
-    const [idToken, refreshToken, accessToken] = await Promise.all(TOKEN_FIELDS.map((f) => open(row, f, binding)));
+    const opened = await Promise.allSettled(TOKEN_FIELDS.map((f) => open(row, f, binding)));
+    // The first field that fails in a fixed order: the same error each time, whichever decryption ends first.
+    for (const result of opened) if (result.status === "rejected") throw result.reason;
+    const [idToken, refreshToken, accessToken] = opened.map((result) => (result as PromiseFulfilledResult<string>).value);
     return { ...row, idToken: idToken!, refreshToken: refreshToken!, accessToken: accessToken!, accessTokenExpiresAt: row.accessTokenExpiresAt ?? 0 };
   };
   const sealRow = async (row: Connection) => {

@@ -145,6 +145,18 @@ describe("encryptConnectionStore", () => {
     }
   });
 
+  it("names the first token in a fixed order (idToken, refreshToken, accessToken) when several do not open, not the one that failed first", async () => {
+    const { store: inner, raw, edit } = editableStore();
+    const store = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
+    await store.compareAndSet("a", 0, sampleConnection("a"));
+    const { idToken } = raw("a");
+    // The idToken fails only once decrypted; the refreshToken, plain text, fails before any decryption.
+    edit("a", { idToken: idToken.slice(0, -2) + (idToken.at(-2) === "A" ? "B" : "A") + idToken.slice(-1), refreshToken: "plain" });
+    expect((await undecryptable(store, "a")).message).toBe(
+      'The idToken of connection "a" does not decrypt: a wrong key, or the value or its row was changed (a column edited, or an older value written back)',
+    );
+  });
+
   it("says why an envelope does not open, for each way it can be wrong", async () => {
     const { store: inner, edit } = editableStore();
     const store = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
