@@ -704,7 +704,7 @@ const MODES = {
   none: "no budget (each export paces itself from its 429s)",
   memory: "a memory budget in each process",
   postgres: "one PostgreSQL budget for all",
-  "postgres-reserve": "the same, a whole request kept for users (`--rate-limit 18/2/1`)",
+  "postgres-fifth": "the same, with the budget's own default reserve, a fifth of the burst (`--rate-limit 18/2/0.4`)",
 };
 
 /** The rate-budget section: one row per way of sharing the provider's limit. */
@@ -717,7 +717,7 @@ function rateBudgetMarkdown(rb) {
       (rb.rows[0]?.shards.map((s) => s.listed).join(", ") ?? "?") +
       ' statements), beside a web process making a user call (`actorType: "user"`, one statement page) every 200 ms. ' +
       "Budgets are sized as the docs say, burst 2: one shared budget gets the whole limit, `(L − burst) / W` = 18 a second; without a shared store each of the 5 processes gets `(L − 5 × burst) / 5` = 2 a second. " +
-      "The shared budget's batch calls leave a fifth of the burst for users by default; the last row keeps a whole request (`userReserve: 1`), so a user call finds one at once, while the export, which may then take only from a full bucket, loses the tokens that come while every shard is a moment late to take them. " +
+      "The export leaves the CLI's default reserve for users, 0.9 of a request with burst 2 (a user call seldom waits for a token, and the export keeps a tenth of one of room for when it is late to take the next); the last row leaves the budget's own default, a fifth of the burst, as the CLI did before. " +
       "*Efficiency* is the time the provider's limit bounds the work to (the calls it admitted while the export ran, every process's, at 20 a second) over the export's time (from the moment every shard was up to the last one's summary). " +
       "*Last shard alone* is the share of the limit the provider served once every other shard with work had ended: a shard that gives its share back leaves none idle. " +
       "User latency is the web process's calls while the export ran against its calls before it started (idle), with the same budget.",

@@ -58,7 +58,7 @@ export const SIZES = {
     storeSeal: { warmup: 500, rounds: 30, opsPerRound: 100 },
     cliStore: { runs: 5, coldRuns: 1, plainRuns: 3 },
     // Two years of the seeded accounts (the export's default range): shard 4 has 129 statements, shard 3 has 22.
-    rateBudget: { range: { from: "2024-11-01", to: "2026-10-31" }, modes: ["none", "memory", "postgres", "postgres-reserve"], idleMs: 5000 },
+    rateBudget: { range: { from: "2024-11-01", to: "2026-10-31" }, modes: ["none", "memory", "postgres", "postgres-fifth"], idleMs: 5000 },
   },
   smoke: {
     overhead: { warmup: 5, rounds: 2, callsPerRound: 5 },

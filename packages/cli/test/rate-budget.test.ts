@@ -101,8 +101,8 @@ describe("statements export against a provider that allows 10 calls a second", (
     const summary = JSON.parse(paced.stdout);
     expect(summary.downloaded).toBe(20);
     expect(summary.rateLimit).toMatchObject({ rateLimited: 0, pauses: 0, limit: 4 });
-    expect(summary.rateBudget).toEqual({ store: "memory", limits: { limits: {}, default: { perSecond: 8, burst: 2 } } });
-    expect(paced.stderr).toMatch(/^Rate budget: 8\/s, burst 2 \(every provider\), kept in memory\.\n/);
+    expect(summary.rateBudget).toEqual({ store: "memory", limits: { limits: {}, default: { perSecond: 8, burst: 2, userReserve: 0.9 } } });
+    expect(paced.stderr).toMatch(/^Rate budget: 8\/s, burst 2, 0\.9 kept for users \(every provider\), kept in memory\.\n/);
     expect(mock.rateLimitStats()["sandbox-bank"]).toEqual({ requests: 23, limited: 0 });
     // 23 calls at 8 a second, the first two at once: at least two seconds.
     expect(summary.elapsedMs).toBeGreaterThan(2000);
@@ -112,7 +112,7 @@ describe("statements export against a provider that allows 10 calls a second", (
     const store = path.join(dir, "budget");
     const result = await runCli(exportArgs("--json", "--rate-limit", "sandbox-bank=8", "--rate-budget", store));
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`Rate budget: sandbox-bank 8/s, burst 2, kept in ${store}.\n`);
+    expect(result.stderr).toContain(`Rate budget: sandbox-bank 8/s, burst 2, 0.9 kept for users, kept in ${store}.\n`);
     expect(JSON.parse(result.stdout).rateLimit.rateLimited).toBe(0);
     expect(mock.rateLimitStats()["sandbox-bank"]).toEqual({ requests: 23, limited: 0 });
     expect(existsSync(path.join(store, "connections"))).toBe(true);
@@ -165,7 +165,7 @@ describe("statements export --connections --rate-limit: the budget is kept in th
       expect(result.summary.rateLimit.rateLimited).toBe(0);
       expect(paced.stderr).toMatch(
         new RegExp(
-          `^Rate budget: 8/s, burst 2 \\(every provider\\), kept in the connections store \\(${env.FDXKIT_STORE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)\\.\\n`,
+          `^Rate budget: 8/s, burst 2, 0\\.9 kept for users \\(every provider\\), kept in the connections store \\(${env.FDXKIT_STORE.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)\\.\\n`,
           "m",
         ),
       );

@@ -87,7 +87,7 @@ export function registerStatements(program: FdxCommand, state: RunState): void {
     .option("--shard <I/N>", "export only the accounts of shard I of N (a stable hash of the account id); shards share one --rate-budget")
     .option(
       "--rate-limit <limit>",
-      "the provider's request budget: PER_SECOND[/BURST[/RESERVE]] (burst default 2; RESERVE, the part of it left for your app's users, default a fifth of the burst) for every provider, or PROVIDER=PER_SECOND[/BURST[/RESERVE]] (repeatable)",
+      "the provider's request budget: PER_SECOND[/BURST[/RESERVE]] (burst default 2; RESERVE, the part of it left for your app's users, default 0.9 or a fifth of the burst if more) for every provider, or PROVIDER=PER_SECOND[/BURST[/RESERVE]] (repeatable)",
       collect,
     )
     .option(
@@ -110,9 +110,8 @@ one (the shards of a run, your app's web instances) share the provider's limit,
 and the end users' calls go first. Against a provider that allows L requests per
 fixed window of W seconds, keep PER_SECOND <= (L - BURST) / W (60 a minute,
 burst 2: --rate-limit 0.96; 20 a second: --rate-limit 18). A 429 then pauses
-the budget for everyone, and --concurrency stays as given. A RESERVE of 1
-(--rate-limit 18/2/1) keeps a whole request for the users' calls: they never
-wait for one, and the export gives up a little of its pace for it.
+the budget for everyone, and --concurrency stays as given. The export leaves
+RESERVE (default 0.9 of a request) for the users' calls, so they seldom wait.
 Shard of an account: the first 8 bytes of SHA-256(account id) as an unsigned
 big-endian integer, modulo N, plus one.
 Exit codes: 0 every statement saved or already there (an account without any

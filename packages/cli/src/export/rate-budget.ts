@@ -20,6 +20,14 @@ export interface OpenBudget {
 
 /** The burst of a `--rate-limit` that gives none. */
 export const DEFAULT_BURST = 2;
+/**
+ * The reserve of a `--rate-limit` that gives none, with a burst of 2 or more:
+ * nearly a whole request, so that a user call seldom waits for one, while the
+ * export still finds a tenth of a token of room above it for when it is a
+ * moment late to take the next. (A whole request, 1 with a burst of 2, leaves
+ * the export no such room: it then loses the tokens that come meanwhile.)
+ */
+export const DEFAULT_RESERVE = 0.9;
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
 const LIMIT = new RegExp(`^(?:(.+)=)?${NUMBER}(?:/${NUMBER}(?:/${NUMBER})?)?$`);
@@ -48,6 +56,9 @@ export function parseRateLimits(values: readonly string[]): RateLimits {
     if (reserve !== undefined) {
       if (!(reserve < limit.burst!)) throw new UsageError(`--rate-limit: the reserve must be below the burst (got ${JSON.stringify(value)})`);
       limit.userReserve = reserve;
+    } else if (limit.burst! >= 2) {
+      // Below a burst of 2 the budget's own default (a fifth of the burst) stays.
+      limit.userReserve = Math.max(DEFAULT_RESERVE, limit.burst! / 5);
     }
     const provider = match[1];
     if (provider === undefined) {
@@ -115,9 +126,9 @@ export function laterBudget(): { budget: RateBudget; set(target: RateBudget): vo
   };
 }
 
-/** How the limits read in a message: `18/s, burst 2 (every provider); bank-a 0.9/s, burst 5`. */
+/** How the limits read in a message: `18/s, burst 2, 0.9 kept for users (every provider); bank-a 0.9/s, burst 5, 1 kept for users`. */
 export function describeLimits(limits: RateLimits): string {
-  const one = (l: RateLimit) => `${l.perSecond}/s, burst ${l.burst ?? DEFAULT_BURST}`;
+  const one = (l: RateLimit) => `${l.perSecond}/s, burst ${l.burst ?? DEFAULT_BURST}${l.userReserve === undefined ? "" : `, ${l.userReserve} kept for users`}`;
   return [
     ...(limits.default ? [`${one(limits.default)} (every provider)`] : []),
     ...Object.entries(limits.limits ?? {}).map(([id, l]) => `${id} ${one(l)}`),

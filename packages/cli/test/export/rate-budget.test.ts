@@ -6,12 +6,19 @@ const io = { addSecrets: () => {}, info: () => {} };
 
 describe("--rate-limit", () => {
   it("PER_SECOND[/BURST] is every provider's limit (burst 2 unless given); PROVIDER=… one provider's", () => {
-    expect(parseRateLimits(["18/2"])).toEqual({ limits: {}, default: { perSecond: 18, burst: 2 } });
-    expect(parseRateLimits(["0.98", "bank-a=0.9/5", "bank=b=.5"])).toEqual({
-      limits: { "bank-a": { perSecond: 0.9, burst: 5 }, "bank=b": { perSecond: 0.5, burst: 2 } },
-      default: { perSecond: 0.98, burst: 2 },
+    expect(parseRateLimits(["18/2"])).toEqual({ limits: {}, default: { perSecond: 18, burst: 2, userReserve: 0.9 } });
+    expect(parseRateLimits(["0.98", "bank-a=0.9/5", "bank=b=.5", "bank-c=3/1.5"])).toEqual({
+      limits: {
+        "bank-a": { perSecond: 0.9, burst: 5, userReserve: 1 },
+        "bank=b": { perSecond: 0.5, burst: 2, userReserve: 0.9 },
+        // Below a burst of 2, the budget's own default reserve (a fifth of the burst).
+        "bank-c": { perSecond: 3, burst: 1.5 },
+      },
+      default: { perSecond: 0.98, burst: 2, userReserve: 0.9 },
     });
-    expect(describeLimits(parseRateLimits(["18", "bank-a=0.9/5"]))).toBe("18/s, burst 2 (every provider); bank-a 0.9/s, burst 5");
+    expect(describeLimits(parseRateLimits(["18", "bank-a=0.9/5", "bank-c=3/1"]))).toBe(
+      "18/s, burst 2, 0.9 kept for users (every provider); bank-a 0.9/s, burst 5, 1 kept for users; bank-c 3/s, burst 1",
+    );
   });
 
   it("a third part is what the export leaves for users (the budget's userReserve), below the burst", () => {
@@ -54,7 +61,10 @@ describe("--rate-budget", () => {
       /^--rate-budget: give the provider's limit too, with --rate-limit PER_SECOND\[\/BURST\]/,
     );
     expect(() => checkBudgetFlags(["5"], undefined, false)).toThrow(/^--rate-limit: say where the budget is kept with --rate-budget: a postgres:\/\/ URL/);
-    expect(checkBudgetFlags(["5"], undefined, true)).toEqual({ limits: { limits: {}, default: { perSecond: 5, burst: 2 } }, store: undefined });
+    expect(checkBudgetFlags(["5"], undefined, true)).toEqual({
+      limits: { limits: {}, default: { perSecond: 5, burst: 2, userReserve: 0.9 } },
+      store: undefined,
+    });
     expect(checkBudgetFlags(["5"], "memory", true)?.store).toEqual({ kind: "memory" });
   });
 

@@ -29,15 +29,19 @@ const BURST = 2;
 /** Requests in flight per export process: with a budget, each shard may run at full concurrency. */
 const CONCURRENCY = 8;
 
-/** Modes whose budget is the one on the PostgreSQL server; "postgres-reserve" keeps a whole request of it for users. */
-const SHARED = new Set(["postgres", "postgres-reserve"]);
+/**
+ * Modes whose budget is the one on the PostgreSQL server: "postgres" with the
+ * CLI's default user reserve, "postgres-fifth" with the budget's own default
+ * (a fifth of the burst), for comparison.
+ */
+const SHARED = new Set(["postgres", "postgres-fifth"]);
 
 /** The budget each process is given in `mode`, sized as the docs say. */
 export function sizing(mode, limit) {
   if (mode === "none") return undefined;
   // The sizing rule perSecond <= (L - burst) / W, for one bucket (shared) or for N buckets that each may burst.
   const perSecond = SHARED.has(mode) ? limit - BURST : (limit - PROCESSES * BURST) / PROCESSES;
-  return { perSecond, burst: BURST, ...(mode === "postgres-reserve" ? { reserve: 1 } : {}) };
+  return { perSecond, burst: BURST, ...(mode === "postgres-fifth" ? { reserve: BURST / 5 } : {}) };
 }
 
 function childEnv(extra) {
