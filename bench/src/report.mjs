@@ -703,7 +703,7 @@ export function printSummary(results) {
 const MODES = {
   none: "no budget (each export paces itself from its 429s)",
   memory: "a memory budget in each process",
-  postgres: "one PostgreSQL budget for all",
+  postgres: "one PostgreSQL budget for all (the export leaves the CLI's default reserve, 0.9 of a request, for users)",
   "postgres-fifth": "the same, with the budget's own default reserve, a fifth of the burst (`--rate-limit 18/2/0.4`)",
 };
 
