@@ -130,7 +130,10 @@ describe("createWebhookServer", () => {
     socket.renegotiate({ rejectUnauthorized: true }, () => {});
     const body = JSON.stringify(consentNotification);
     socket.write(`POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    await closed;
+    // Node ≤ 24.21 closes the connection; newer builds (OpenSSL refusing a client's renegotiation itself) leave it
+    // open and silent. Either way the request never reaches the handler and nothing is answered.
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    socket.destroy();
     expect(answer).toBe("");
     expect(receiver.calls).toHaveLength(0);
   });
