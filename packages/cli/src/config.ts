@@ -1,6 +1,7 @@
 import { clientCredentials, createClient, type ClientHooks, type FdxClient, type RateBudget, type TokenProvider } from "@fdxkit/client";
 import { UsageError } from "./errors.js";
 import type { Output } from "./output.js";
+import { isPostgresUrl } from "./postgres-url.js";
 
 /** The global options as commander parses them (all optional strings or booleans). */
 export interface GlobalOptions {
@@ -68,7 +69,7 @@ export function secretsFrom(argv: readonly string[], env: Env): string[] {
 }
 
 function storePasswords(value: string | undefined): string[] {
-  if (!value || !/^postgres(ql)?:/i.test(value)) return [];
+  if (!value || !isPostgresUrl(value)) return [];
   try {
     const { password } = new URL(value);
     return password ? [value, password, decodeURIComponent(password)] : [];

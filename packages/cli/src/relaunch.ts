@@ -6,12 +6,13 @@
 // its work does. That is a V8 flag, fixed when the process starts, so a command
 // that will open the embedded store starts itself again with it.
 import { spawn } from "node:child_process";
+import { isPostgresUrl } from "./postgres-url.js";
 
 export const LIFTOFF_FLAG = "--liftoff-only";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const isPostgres = (value: string | undefined) => value !== undefined && /^\s*postgres(ql)?:/i.test(value);
+const isPostgres = (value: string | undefined) => value !== undefined && isPostgresUrl(value.trim());
 
 /** The value of `--name VALUE` or `--name=VALUE` in `argv`, the last one given. */
 function flagValue(argv: readonly string[], name: string): string | undefined {

@@ -47,10 +47,10 @@ export function readTemplate(tar: Uint8Array): TemplateEntry[] {
     const relative = safeRelative(name);
     if (type === "5") {
       if (relative !== "") entries.push({ kind: "dir", path: relative });
-    } else if ((type === "0" || type === "\0") && relative === SIZES) {
-      sizes = parseSizes(tar.subarray(start, start + size));
     } else if (type === "0" || type === "\0") {
-      entries.push({ kind: "file", path: relative, data: tar.subarray(start, start + size), size });
+      const data = tar.subarray(start, start + size);
+      if (relative === SIZES) sizes = parseSizes(data);
+      else entries.push({ kind: "file", path: relative, data, size });
     } else {
       throw new Error(`template: unexpected tar entry type ${JSON.stringify(type)} for ${relative}`);
     }
@@ -94,45 +94,32 @@ export function packTemplate(tar: Uint8Array): Uint8Array {
     while (end > 0 && entry.data[end - 1] === 0) end--;
     const data = entry.size - end >= MIN_CUT ? entry.data.subarray(0, end) : entry.data;
     if (data.length < entry.size) sizes[entry.path] = entry.size;
-    blocks.push(tarHeader(entry.path, data.length, "0"), padded(data));
+    blocks.push(tarHeader(entry.path, data.length, "0"), data, padding(data.length));
   }
-  const index = new TextEncoder().encode(JSON.stringify(sizes));
-  return concat([tarHeader(SIZES, index.length, "0"), padded(index), ...blocks, new Uint8Array(2 * BLOCK)]);
+  const index = Buffer.from(JSON.stringify(sizes));
+  return Buffer.concat([tarHeader(SIZES, index.length, "0"), index, padding(index.length), ...blocks, new Uint8Array(2 * BLOCK)]);
 }
 
 /** A ustar header; names here are a data directory's, well under the 100 bytes of its name field. */
 function tarHeader(name: string, size: number, type: "0" | "5"): Uint8Array {
-  const header = new Uint8Array(BLOCK);
-  const encoded = new TextEncoder().encode(name);
-  if (encoded.length > 100) throw new Error(`template: the name ${JSON.stringify(name)} is too long for a tar header`);
-  header.set(encoded, 0);
-  const field = (start: number, length: number, value: string) => header.set(new TextEncoder().encode(value.padStart(length - 1, "0")), start);
+  const header = Buffer.alloc(BLOCK);
+  if (Buffer.byteLength(name) > 100) throw new Error(`template: the name ${JSON.stringify(name)} is too long for a tar header`);
+  header.write(name, 0);
+  const field = (start: number, length: number, value: string) => header.write(value.padStart(length - 1, "0"), start);
   field(100, 8, type === "5" ? "700" : "600");
   field(108, 8, "0");
   field(116, 8, "0");
   field(124, 12, size.toString(8));
   field(136, 12, "0");
-  header[156] = type.charCodeAt(0);
-  header.set(new TextEncoder().encode("ustar\u000000"), 257);
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!;
-  header.set(new TextEncoder().encode(`${sum.toString(8).padStart(6, "0")}\u0000 `), 148);
+  header.write(type, 156);
+  header.write("ustar\u000000", 257);
+  header.write(`${checksum(header).toString(8).padStart(6, "0")}\u0000 `, 148);
   return header;
 }
 
-function padded(data: Uint8Array): Uint8Array {
-  const rest = data.length % BLOCK;
-  return rest === 0 ? data : concat([data, new Uint8Array(BLOCK - rest)]);
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+/** The zeros that fill a tar entry's data of `length` bytes up to whole blocks. */
+function padding(length: number): Uint8Array {
+  return new Uint8Array((BLOCK - (length % BLOCK)) % BLOCK);
 }
 
 /** A file's whole bytes: its data, or its data and the zero tail that was cut. */
@@ -213,11 +200,15 @@ function octalField(block: Uint8Array, start: number, length: number): number {
 }
 
 // The checksum counts its own field as eight spaces.
-function validChecksum(header: Uint8Array): boolean {
+function checksum(header: Uint8Array): number {
   let sum = 0;
   for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!;
+  return sum;
+}
+
+function validChecksum(header: Uint8Array): boolean {
   const stored = text(header, 148, 8).trim();
-  return /^[0-7]+$/.test(stored) && Number.parseInt(stored, 8) === sum;
+  return /^[0-7]+$/.test(stored) && Number.parseInt(stored, 8) === checksum(header);
 }
 
 function joinName(prefix: string, name: string): string {

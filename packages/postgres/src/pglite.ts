@@ -89,21 +89,30 @@ export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = 
   return db;
 }
 
+/** The path of one of the PGlite package's own files. */
+function pgliteFile(name: string): string {
+  // The CommonJS build has __filename and no import.meta; the ES module build the other way round.
+  return createRequire(typeof __filename === "string" ? __filename : import.meta.url).resolve(`@electric-sql/pglite/${name}`);
+}
+
 /** PostgreSQL's compiled WebAssembly, shared by every database this process opens (a module is immutable). */
 let compiled: Promise<WebAssembly.Module> | undefined;
 
 /** PGlite's WebAssembly, compiled, and its bundle of PostgreSQL's share files, unless the caller gave them. */
 async function pgliteAssets(given: PGliteOptions | undefined): Promise<Pick<PGliteOptions, "pgliteWasmModule" | "fsBundle">> {
-  const { resolve } = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
-  if (!given?.pgliteWasmModule) {
-    compiled ??= readFile(resolve("@electric-sql/pglite/pglite.wasm")).then((bytes) => WebAssembly.compile(bytes));
-    compiled.catch(() => {
-      compiled = undefined;
-    });
-  }
+  const compile = () => {
+    compiled ??= readFile(pgliteFile("pglite.wasm"))
+      .then((bytes) => WebAssembly.compile(bytes))
+      .catch((error: unknown) => {
+        // A failed compile is not kept: the next database tries again.
+        compiled = undefined;
+        throw error;
+      });
+    return compiled;
+  };
   const [pgliteWasmModule, fsBundle] = await Promise.all([
-    given?.pgliteWasmModule ?? compiled,
-    given?.fsBundle ?? readFile(resolve("@electric-sql/pglite/pglite.data")).then((bytes) => new Blob([bytes])),
+    given?.pgliteWasmModule ?? compile(),
+    given?.fsBundle ?? readFile(pgliteFile("pglite.data")).then((bytes) => new Blob([bytes])),
   ]);
   return { pgliteWasmModule, fsBundle };
 }
@@ -141,11 +150,9 @@ async function clearPartialLoad(dataDir: string): Promise<void> {
  * directory another PostgreSQL build made.
  */
 async function templateFile(dir: string | undefined): Promise<string> {
-  // The CommonJS build has __filename and no import.meta; the ES module build the other way round.
-  const { resolve } = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
   const parts = await Promise.all(
     ["pglite.wasm", "initdb.wasm", "pglite.data"].map(async (asset) => {
-      const info = await stat(resolve(`@electric-sql/pglite/${asset}`));
+      const info = await stat(pgliteFile(asset));
       return `${info.size.toString(36)}-${Math.trunc(info.mtimeMs).toString(36)}`;
     }),
   );

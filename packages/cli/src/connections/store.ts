@@ -11,6 +11,7 @@ import { UsageError } from "../errors.js";
 import { defaultKeyFile, loadOrCreateKey } from "./key-file.js";
 import { octal, ownDirectory, privateTree } from "./private-files.js";
 import { sealPlainRows } from "./seal-legacy.js";
+import { isPostgresUrl } from "../postgres-url.js";
 
 export const STORE_ENV = "FDXKIT_STORE";
 export const KEY_ENV = "FDXKIT_ENCRYPTION_KEY";
@@ -76,7 +77,7 @@ export interface StoreChoice {
  */
 export async function openStore(spec: string | undefined, env: Env, io: StoreIo, choice: StoreChoice = {}): Promise<OpenStore> {
   const value = spec?.trim() || env[STORE_ENV]?.trim() || defaultStoreDir(env);
-  const isPostgres = /^postgres(ql)?:/i.test(value);
+  const isPostgres = isPostgresUrl(value);
   if (!isPostgres && /^[A-Za-z][A-Za-z0-9+.-]+:/.test(value)) {
     throw new UsageError(`--store: expected a postgres:// URL or a directory, not a ${value.slice(0, value.indexOf(":"))}: URL`);
   }

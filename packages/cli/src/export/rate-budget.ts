@@ -6,6 +6,7 @@ import { memoryRateBudget, type RateBudget, type RateLimit, type RateLimits } fr
 import { postgresRateBudget, type Queryable } from "@fdxkit/postgres";
 import { openEmbedded, openPostgres, type StoreIo } from "../connections/store.js";
 import { UsageError } from "../errors.js";
+import { isPostgresUrl } from "../postgres-url.js";
 
 /** Where the budget lives: this process only, or a database every process can reach. */
 export type BudgetStore = { kind: "memory" } | { kind: "postgres"; url: string } | { kind: "directory"; dir: string };
@@ -77,7 +78,7 @@ export function parseBudgetStore(value: string): BudgetStore {
   const text = value.trim();
   if (text === "") throw new UsageError("--rate-budget: empty (memory, a postgres:// URL or a directory)");
   if (text === "memory") return { kind: "memory" };
-  if (/^postgres(ql)?:/i.test(text)) return { kind: "postgres", url: text };
+  if (isPostgresUrl(text)) return { kind: "postgres", url: text };
   if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(text)) {
     throw new UsageError(`--rate-budget: expected memory, a postgres:// URL or a directory, not a ${text.slice(0, text.indexOf(":"))}: URL`);
   }
