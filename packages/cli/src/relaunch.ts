@@ -5,7 +5,6 @@
 // small store. With only V8's baseline compiler (Liftoff), the command ends when
 // its work does. That is a V8 flag, fixed when the process starts, so a command
 // that will open the embedded store starts itself again with it.
-import { spawn } from "node:child_process";
 import { isPostgresUrl } from "./postgres-url.js";
 
 export const LIFTOFF_FLAG = "--liftoff-only";
@@ -45,6 +44,8 @@ export function wantsLiftoff(argv: readonly string[], env: Env, execArgv: readon
  * the signal that stopped it.
  */
 export function relaunch(): void {
+  // Loaded here: the command's own process (the child) never spawns one.
+  const { spawn } = process.getBuiltinModule("node:child_process") as typeof import("node:child_process");
   const child = spawn(process.execPath, [...process.execArgv, LIFTOFF_FLAG, ...process.argv.slice(1)], { stdio: "inherit" });
   const forward = (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -52,7 +53,9 @@ export function relaunch(): void {
   // From a terminal, Ctrl-C reaches the child too (the whole foreground group
   // gets it); sent on, it would count as a second Ctrl-C, which stops an export
   // at once instead of cleanly. Without a terminal it came to this process alone.
-  const fromTerminal = Boolean(process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY);
+  // isatty rather than process.stdin and friends, which this process would otherwise build only to ask.
+  const { isatty } = process.getBuiltinModule("node:tty") as typeof import("node:tty");
+  const fromTerminal = isatty(0) || isatty(1) || isatty(2);
   const onInterrupt = () => {
     if (!fromTerminal) forward("SIGINT");
   };

@@ -37,9 +37,12 @@ export interface OpenedPGlite extends Queryable {
   close(): Promise<void>;
 }
 
-// A few hundred rows need no 128 MB cache; setting that up alone took most of
-// a start-up. 16 MB keeps every catalog and the connections table in memory.
-const START_PARAMS = ["-c", "shared_buffers=16MB"];
+// PostgreSQL's shared memory is zeroed at every start-up, at WebAssembly's
+// speed, and its defaults (128 MB of buffers, room for 100 connections) are
+// sized for a server. PGlite runs one session; a store of connections fits
+// in 4 MB of buffers, and what does not is read again from the files.
+// These come before the app's own start parameters, so that its own win.
+const START_PARAMS = ["-c", "shared_buffers=4MB", "-c", "max_connections=10"];
 
 /**
  * Opens (or creates) a PGlite database in `dataDir`, or in memory when it is
@@ -62,7 +65,7 @@ export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = 
   const base: PGliteOptions = {
     ...given,
     ...(await assets),
-    startParams: [...(given?.startParams ?? PGlite.defaultStartParams), ...START_PARAMS],
+    startParams: withStartParams(given?.startParams ?? PGlite.defaultStartParams),
   };
   const withDir = (extra: PGliteOptions): PGliteOptions => (dataDir === undefined ? { ...base, ...extra } : { ...base, ...extra, dataDir });
   if (templateRead === undefined) return PGlite.create(withDir({}));
@@ -89,6 +92,12 @@ export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = 
   return db;
 }
 
+/** `params` with openPGlite's settings after the mode flag PostgreSQL wants first, so a later `-c` of the app's overrides them. */
+function withStartParams(params: readonly string[]): string[] {
+  const [first, ...rest] = params;
+  return first === "--single" ? [first, ...START_PARAMS, ...rest] : [...START_PARAMS, ...params];
+}
+
 /** The path of one of the PGlite package's own files. */
 function pgliteFile(name: string): string {
   // The CommonJS build has __filename and no import.meta; the ES module build the other way round.
@@ -112,9 +121,54 @@ async function pgliteAssets(given: PGliteOptions | undefined): Promise<Pick<PGli
   };
   const [pgliteWasmModule, fsBundle] = await Promise.all([
     given?.pgliteWasmModule ?? compile(),
-    given?.fsBundle ?? readFile(pgliteFile("pglite.data")).then((bytes) => new Blob([bytes])),
+    given?.fsBundle ?? readFile(pgliteFile("pglite.data")).then((bytes) => new BytesBlob(bytes)),
   ]);
   return { pgliteWasmModule, fsBundle };
+}
+
+/**
+ * A Blob over bytes already read. PGlite takes its share files as a Blob and
+ * reads them back with `arrayBuffer()`: a plain Blob would copy the 5 MB in
+ * and stream them out again, a cost as large as reading the file. The first
+ * `arrayBuffer()` hands over the bytes themselves (PGlite keeps views onto
+ * them and only reads them), each later one a copy; the other Blob methods
+ * go through a plain Blob.
+ */
+class BytesBlob extends Blob {
+  readonly #bytes: Uint8Array<ArrayBuffer>;
+  #handedOver = false;
+
+  constructor(bytes: Uint8Array<ArrayBuffer>) {
+    super();
+    this.#bytes = bytes;
+  }
+
+  override get size(): number {
+    return this.#bytes.byteLength;
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.#bytes;
+    const whole = !this.#handedOver && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    this.#handedOver = true;
+    return Promise.resolve(whole ? bytes.buffer : bytes.slice().buffer);
+  }
+
+  override slice(start?: number, end?: number, contentType?: string): Blob {
+    return new Blob([this.#bytes]).slice(start, end, contentType);
+  }
+
+  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    return new Blob([this.#bytes]).stream();
+  }
+
+  override text(): Promise<string> {
+    return new Blob([this.#bytes]).text();
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return new Blob([this.#bytes]).bytes();
+  }
 }
 
 // Made right after initdb, before anything is written, so it is an empty

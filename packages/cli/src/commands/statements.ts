@@ -152,7 +152,7 @@ async function runExport(options: ExportCommandOptions, command: Command, state:
   const budget =
     budgetFlags && (await openExportBudget(budgetFlags, { addSecrets: (...values) => output.addSecrets(...values), info: (text) => output.info(text) }));
   const stderr = process.stderr;
-  const progress = options.progress && stderr.isTTY && !output.json ? barProgress(output, stderr) : lineProgress(output);
+  const progress = options.progress && stderr.isTTY && !output.json ? await barProgress(output, stderr) : lineProgress(output);
   if (shard) progress.note(`Shard ${shard.index}/${shard.count}: ${accounts.length} of ${all.length} account(s).`);
 
   // Ctrl-C: cancel the requests in flight (their temporary files are removed), then summarise.

@@ -1,4 +1,3 @@
-import cliProgress from "cli-progress";
 import { formatError } from "../errors.js";
 import { formatBytes, printable, stripControls, type Output } from "../output.js";
 
@@ -74,7 +73,9 @@ export function lineProgress(output: Output): Progress {
 }
 
 /** A progress bar on the terminal (stderr), with failures printed above it. */
-export function barProgress(output: Output, stream: NodeJS.WritableStream = process.stderr): Progress {
+export async function barProgress(output: Output, stream: NodeJS.WritableStream = process.stderr): Promise<Progress> {
+  // Loaded when a bar is shown: every other command would pay for it at start-up.
+  const { default: cliProgress } = await import("cli-progress");
   const counts: Counts = { done: 0, saved: 0, skipped: 0, failed: 0, bytes: 0 };
   const payload = () => ({ saved: counts.saved, skipped: counts.skipped, failed: counts.failed, size: formatBytes(counts.bytes) });
   const multi = new cliProgress.MultiBar(
@@ -116,6 +117,9 @@ export function barProgress(output: Output, stream: NodeJS.WritableStream = proc
     stop() {
       if (stopped) return;
       stopped = true;
+      // The bar writes logged lines at its next redraw, and stopping does not redraw: without this,
+      // a failure logged in the last tenth of a second never reached the terminal.
+      multi.update();
       multi.stop();
     },
   };
