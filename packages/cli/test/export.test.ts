@@ -410,6 +410,27 @@ describe("statements export: one account", () => {
     }
   });
 
+  it("empty statement ids are known by their links: every statement is exported once, none taken for a repeat of another", async () => {
+    const proxy = await startProxy(mock.baseUrl, {
+      transformJson(body) {
+        const page = body as { statements?: Record<string, unknown>[] };
+        for (const s of page.statements ?? []) s.statementId = "";
+        return page;
+      },
+    });
+    try {
+      const urls = { baseUrl: proxy.url, productsUrl: `${proxy.url}/products` };
+      const first = await runCli(exportArgs(urls, "--json"));
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toMatchObject({ listed: AVAILABLE + 2, duplicates: 0, downloaded: AVAILABLE, failed: [] });
+      expect((await inspect(dir)).names).toHaveLength(AVAILABLE);
+      const second = await runCli(exportArgs(urls, "--json"));
+      expect(JSON.parse(second.stdout)).toMatchObject({ downloaded: 0, alreadyPresent: AVAILABLE });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("names files only from the date shape and a hash: hostile statement data cannot escape the directory", async () => {
     const proxy = await startProxy(mock.baseUrl, {
       transformJson(body) {

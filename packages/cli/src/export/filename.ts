@@ -31,8 +31,12 @@ export function statementFileName(statement: Statement, scope: { providerId: str
   return name;
 }
 
-/** What identifies a statement: its id, else its first usable link. */
-function statementIdentity(statement: Statement): string | undefined {
+/**
+ * What identifies a statement: its id when that is a non-empty string, else
+ * its first non-empty link. The export's file names and its dedupe across
+ * windows both use it, so that what counts as one statement is one file.
+ */
+export function statementIdentity(statement: Statement): string | undefined {
   if (typeof statement.statementId === "string" && statement.statementId !== "") return `id:${statement.statementId}`;
   const href = statement.links?.find((link) => typeof link?.href === "string" && link.href !== "")?.href;
   return href === undefined ? undefined : `href:${href}`;

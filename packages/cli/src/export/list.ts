@@ -1,5 +1,6 @@
 import { FdxUnauthorizedError, type Statement } from "@fdxkit/client";
 import { FdxReauthorizationRequiredError } from "@fdxkit/client/auth";
+import { statementIdentity } from "./filename.js";
 import type { ExportPlan } from "./plan.js";
 import type { ExportRecord } from "./record.js";
 import type { AccountState, ExportOptions, Item } from "./types.js";
@@ -8,7 +9,7 @@ import type { Window } from "./windows.js";
 /**
  * The statements to handle, account by account and window by window, read
  * lazily: a page is requested when a worker pulls past the last one. A
- * statement is handed out once per account (by id, else by link) however
+ * statement is handed out once per account (by id, else by link: `statementIdentity`) however
  * many windows list it. An account whose list fails is recorded and the next
  * one goes on; refused credentials end the listing for every account.
  */
@@ -18,7 +19,7 @@ export async function* listItems(options: ExportOptions, plan: ExportPlan, recor
     for (const window of plan.windows) {
       try {
         for await (const statement of listWindow(options, account, window)) {
-          const identity = statement.statementId ?? statement.links?.find((l) => typeof l?.href === "string")?.href;
+          const identity = statementIdentity(statement);
           if (identity !== undefined) {
             if (seen.has(identity)) {
               record.duplicate();
