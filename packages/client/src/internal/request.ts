@@ -8,6 +8,7 @@ import type { RequestOptions } from "../core/options.js";
 import { abortError, sleep } from "./abort.js";
 import { attemptOnce, type AttemptInfo } from "./attempt.js";
 import { DEFAULT_PAUSE_MS } from "./budget.js";
+import { checkInteger } from "./checks.js";
 import { buildHeaders, headerValue } from "./headers.js";
 import { hookEvent, runHook } from "./hooks.js";
 import { backoffMs, shouldRetry } from "./retry.js";
@@ -64,8 +65,7 @@ export async function request(t: Transport, call: Call, mode: Mode): Promise<Bod
  */
 export function retryTimeoutIssues(options: { timeoutMs?: unknown; maxRetries?: unknown }, issues: FdxIssue[] = []): FdxIssue[] {
   for (const path of ["timeoutMs", "maxRetries"] as const) {
-    const value = options[path];
-    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) issues.push({ path, message: "must be an integer >= 0" });
+    if (options[path] !== undefined) checkInteger(options[path], 0, path, issues);
   }
   return issues;
 }

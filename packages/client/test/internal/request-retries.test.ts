@@ -77,6 +77,8 @@ describe("client options", () => {
     ["an empty token", { token: "" }, "token"],
     ["a negative timeout", { timeoutMs: -1 }, "timeoutMs"],
     ["a fractional maxRetries", { maxRetries: 1.5 }, "maxRetries"],
+    // Past 2^53 a number no longer counts milliseconds one by one: no other integer option takes it.
+    ["a timeout past 2^53", { timeoutMs: 2 ** 53 }, "timeoutMs"],
     ['a ".." version', { versions: { notifications: ".." } }, "versions.notifications"],
     ["an empty version", { versions: { consents: "" } }, "versions.consents"],
     // encodeURIComponent would throw a URIError on it at every request.
