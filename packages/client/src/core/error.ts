@@ -121,33 +121,23 @@ export class FdxApiError extends FdxError {
   }
 }
 
-// Each status class spells out its own `kind`: a minifier renames classes, so the name cannot be read back at run
-// time, and setting the kinds from a table after the classes would be a module-level statement that keeps every
-// status class in bundles that never map a status to an error.
+// The classes by status differ only in their kind (the name they report, and what `instanceof` checks across
+// copies of the package), which the table of statuses after them gives each one.
 
 /** HTTP 400: the server rejected the input (FDX code 401 "Invalid Input"). */
-export class FdxBadRequestError extends FdxApiError {
-  static override readonly kind: string = "FdxBadRequestError";
-}
+export class FdxBadRequestError extends FdxApiError {}
 
 /** HTTP 401: missing or unauthorized token (FDX code 1205). */
-export class FdxUnauthorizedError extends FdxApiError {
-  static override readonly kind: string = "FdxUnauthorizedError";
-}
+export class FdxUnauthorizedError extends FdxApiError {}
 
 /** HTTP 404: the resource does not exist (FDX code NotFound, 1104, 1108, ...). */
-export class FdxNotFoundError extends FdxApiError {
-  static override readonly kind: string = "FdxNotFoundError";
-}
+export class FdxNotFoundError extends FdxApiError {}
 
 /** HTTP 405: method not allowed (FDX code 1206). */
-export class FdxMethodNotAllowedError extends FdxApiError {
-  static override readonly kind: string = "FdxMethodNotAllowedError";
-}
+export class FdxMethodNotAllowedError extends FdxApiError {}
 
 /** HTTP 429: too many requests (FDX code 1207). Retried automatically. */
 export class FdxRateLimitError extends FdxApiError {
-  static override readonly kind: string = "FdxRateLimitError";
   /** The server's `Retry-After`, in milliseconds, when it sent one. */
   declare readonly retryAfterMs: number | undefined;
 
@@ -158,19 +148,13 @@ export class FdxRateLimitError extends FdxApiError {
 }
 
 /** HTTP 500: the server could not process the request (FDX code 500). */
-export class FdxInternalServerError extends FdxApiError {
-  static override readonly kind: string = "FdxInternalServerError";
-}
+export class FdxInternalServerError extends FdxApiError {}
 
 /** HTTP 501: version not supported or not implemented (FDX code 1106). */
-export class FdxNotImplementedError extends FdxApiError {
-  static override readonly kind: string = "FdxNotImplementedError";
-}
+export class FdxNotImplementedError extends FdxApiError {}
 
 /** HTTP 503: scheduled maintenance (FDX code 503). Retried automatically. */
-export class FdxMaintenanceError extends FdxApiError {
-  static override readonly kind: string = "FdxMaintenanceError";
-}
+export class FdxMaintenanceError extends FdxApiError {}
 
 /** No response arrived: connection refused or reset, DNS failure, CORS refusal. `cause` holds the platform error. */
 export class FdxConnectionError extends FdxError {
@@ -273,16 +257,23 @@ export type FdxErrorCode = (typeof FdxErrorCode)[keyof typeof FdxErrorCode];
 /** The `code` of a bare `FdxError`: a hook threw, the token function failed, or the response schemas did not load. */
 export type FdxFailureCode = "hook_failed" | "token_failed" | "schema_load_failed";
 
-const BY_STATUS: Record<number, typeof FdxApiError> = {
-  400: FdxBadRequestError,
-  401: FdxUnauthorizedError,
-  404: FdxNotFoundError,
-  405: FdxMethodNotAllowedError,
-  429: FdxRateLimitError,
-  500: FdxInternalServerError,
-  501: FdxNotImplementedError,
-  503: FdxMaintenanceError,
-};
+// A kind must be a class's own: a minifier renames classes, so the name cannot be read back at run time. Setting
+// them here keeps the status classes in every bundle that has this module (some 270 bytes gzipped in one that maps
+// no status), for one table of statuses, classes and names instead of a copy of the same class per status.
+const BY_STATUS: Record<number, typeof FdxApiError> = {};
+for (const [status, error, kind] of [
+  [400, FdxBadRequestError, "FdxBadRequestError"],
+  [401, FdxUnauthorizedError, "FdxUnauthorizedError"],
+  [404, FdxNotFoundError, "FdxNotFoundError"],
+  [405, FdxMethodNotAllowedError, "FdxMethodNotAllowedError"],
+  [429, FdxRateLimitError, "FdxRateLimitError"],
+  [500, FdxInternalServerError, "FdxInternalServerError"],
+  [501, FdxNotImplementedError, "FdxNotImplementedError"],
+  [503, FdxMaintenanceError, "FdxMaintenanceError"],
+] as const) {
+  (error as { kind: string }).kind = kind;
+  BY_STATUS[status] = error;
+}
 
 /** The request a non-2xx answer belongs to. */
 export interface FailedRequest {

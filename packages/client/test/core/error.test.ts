@@ -180,6 +180,44 @@ describe.skipIf(!built)("instanceof across the ESM and CJS builds", () => {
     expect(esm.FdxApiError.is(fromCjs)).toBe(true);
   });
 
+  it("a minified bundle keeps each status class's name, and its instanceof across copies", async () => {
+    // Resolved from the repository's root, where the bundler is a dev dependency.
+    const { build } = (await import(
+      createRequire(fileURLToPath(new URL("../../../../package.json", import.meta.url))).resolve("esbuild")
+    )) as typeof import("esbuild");
+    const entry = `import * as fdx from ${JSON.stringify(esmPath)};
+      const init = { status: 404, code: "1108", message: "m", debugMessage: undefined, body: {}, headers: {}, method: "GET", url: "https://x.test/" };
+      export const errors = [fdx.FdxBadRequestError, fdx.FdxUnauthorizedError, fdx.FdxNotFoundError, fdx.FdxMethodNotAllowedError,
+        fdx.FdxRateLimitError, fdx.FdxInternalServerError, fdx.FdxNotImplementedError, fdx.FdxMaintenanceError].map((C) => new C(init));`;
+    const out = await build({
+      stdin: { contents: entry, resolveDir: process.cwd() },
+      bundle: true,
+      minify: true,
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+    });
+    const text = out.outputFiles[0]!.text;
+    // The minifier renamed the classes: only the kinds carry their names.
+    expect(text).not.toMatch(/class FdxNotFoundError/);
+    const { errors } = (await import(`data:text/javascript;base64,${Buffer.from(text).toString("base64")}`)) as { errors: Error[] };
+    const { esm } = await load();
+    expect(errors.map((e) => e.name)).toEqual([
+      "FdxBadRequestError",
+      "FdxUnauthorizedError",
+      "FdxNotFoundError",
+      "FdxMethodNotAllowedError",
+      "FdxRateLimitError",
+      "FdxInternalServerError",
+      "FdxNotImplementedError",
+      "FdxMaintenanceError",
+    ]);
+    expect(errors[2]).toBeInstanceOf(esm.FdxNotFoundError);
+    expect(errors[2]).toBeInstanceOf(esm.FdxApiError);
+    expect(errors[2]).not.toBeInstanceOf(esm.FdxBadRequestError);
+    expect(errors[4]).toBeInstanceOf(esm.FdxRateLimitError);
+  });
+
   it("errors the CJS client throws are recognised by the ESM classes", async () => {
     const { cjs, esm } = await load();
     const client = cjs.createClient({ baseUrl: "https://x.test", token: "t" });
