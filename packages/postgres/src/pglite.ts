@@ -128,8 +128,8 @@ async function pgliteAssets(given: PGliteOptions | undefined): Promise<Pick<PGli
 
 /**
  * A Blob over bytes already read. PGlite takes its share files as a Blob and
- * reads them back with `arrayBuffer()`: a plain Blob would copy the 5 MB in
- * and stream them out again, a cost as large as reading the file. The first
+ * reads them back with `arrayBuffer()`: a plain Blob would copy them in and
+ * stream them out again, which costs more than reading the file did. The first
  * `arrayBuffer()` hands over the bytes themselves (PGlite keeps views onto
  * them and only reads them), each later one a copy; the other Blob methods
  * go through a plain Blob.

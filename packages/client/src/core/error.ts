@@ -257,9 +257,9 @@ export type FdxErrorCode = (typeof FdxErrorCode)[keyof typeof FdxErrorCode];
 /** The `code` of a bare `FdxError`: a hook threw, the token function failed, or the response schemas did not load. */
 export type FdxFailureCode = "hook_failed" | "token_failed" | "schema_load_failed";
 
-// A kind must be a class's own: a minifier renames classes, so the name cannot be read back at run time. Setting
-// them here keeps the status classes in every bundle that has this module (some 270 bytes gzipped in one that maps
-// no status), for one table of statuses, classes and names instead of a copy of the same class per status.
+// A kind must be a class's own: a minifier renames classes, so the name cannot be read back at run time. Set here,
+// the kinds keep the status classes even in a bundle that maps no status: the price of one table of statuses,
+// classes and names instead of a copy of the same class per status.
 const BY_STATUS: Record<number, typeof FdxApiError> = {};
 for (const [status, error, kind] of [
   [400, FdxBadRequestError, "FdxBadRequestError"],
