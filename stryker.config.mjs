@@ -1,6 +1,11 @@
 // Mutation testing of the client's core (`pnpm test:mutation`, which also
 // writes MUTATION.md). Incremental: the file below is committed, so a run
 // after a change re-tests only the mutants that the change touches.
+// `scripts/mutation.mjs --part NAMES` sets FDXKIT_MUTATE_PART: only the
+// globs below whose path holds one of its comma-separated names are mutated.
+const part = (process.env.FDXKIT_MUTATE_PART ?? "").split(",").filter(Boolean);
+const inPart = (glob) => part.length === 0 || part.some((name) => glob.includes(name));
+
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
@@ -24,7 +29,7 @@ export default {
     "packages/client/src/auth/connections/*.ts",
     "packages/client/src/auth/auth-client/*.ts",
     "packages/client/src/node/transport.ts",
-  ],
+  ].filter(inPart),
   incremental: true,
   incrementalFile: "mutation/stryker-incremental.json",
   reporters: ["json", "html", "clear-text", "progress"],

@@ -9,42 +9,96 @@
 // `--record` writes both back to the tracked files, for a commit that means
 // to update them.
 //
+// A whole run takes hours on two cores, and Stryker writes nothing until it
+// ends, so it can also run in parts: `--part NAMES` mutates only the globs of
+// stryker.config.mjs whose path holds one of the comma-separated NAMES, and
+// keeps that part's report in reports/mutation/parts/. `--merge` adds up the
+// parts kept there (a file in two parts counts once, from the later run) and
+// writes the summary of them all, as a whole run would.
+//
 //   node scripts/mutation.mjs            run Stryker (incremental), then write reports/mutation/MUTATION.md
 //   node scripts/mutation.mjs --record   the same, into MUTATION.md and mutation/stryker-incremental.json
 //   node scripts/mutation.mjs --report   only write the summary from the last report (with --record: MUTATION.md)
+//   node scripts/mutation.mjs --part /internal/,/node/   one part, kept in reports/mutation/parts/
+//   node scripts/mutation.mjs --merge [--record]         the summary of the parts kept
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const reportFile = path.join(root, "reports/mutation/mutation.json");
+const partsDir = path.join(root, "reports/mutation/parts");
 const MIN_TOTAL = 85;
 const MIN_FILE = 80;
 
-const OWN_FLAGS = new Set(["--report", "--record"]);
-const record = process.argv.includes("--record");
+const argv = process.argv.slice(2);
+const partAt = argv.indexOf("--part");
+const part = partAt === -1 ? undefined : argv[partAt + 1];
+if (partAt !== -1 && !part) {
+  console.error("--part takes comma-separated path fragments, e.g. --part /internal/,/node/");
+  process.exit(2);
+}
+const OWN_FLAGS = new Set(["--report", "--record", "--merge"]);
+const record = argv.includes("--record");
+const merge = argv.includes("--merge");
 const trackedIncremental = path.join(root, "mutation/stryker-incremental.json");
 const scratchIncremental = path.join(root, "reports/mutation/stryker-incremental.json");
-const summaryFile = record ? path.join(root, "MUTATION.md") : path.join(root, "reports/mutation/MUTATION.md");
+// A part's summary is never the record: it speaks of some files only.
+const summaryFile = record && !part ? path.join(root, "MUTATION.md") : path.join(root, "reports/mutation/MUTATION.md");
 
 let seconds;
-if (!process.argv.includes("--report")) {
+if (!argv.includes("--report") && !merge) {
   const started = Date.now();
-  const args = ["run", ...process.argv.slice(2).filter((arg) => !OWN_FLAGS.has(arg))];
-  if (!record) {
+  const args = ["run", ...argv.filter((arg, i) => !OWN_FLAGS.has(arg) && i !== partAt && i !== partAt + 1)];
+  if (!record || part) {
     // Start from the committed record; Stryker rewrites the copy, never the tracked file.
     mkdirSync(path.dirname(scratchIncremental), { recursive: true });
     if (existsSync(trackedIncremental)) copyFileSync(trackedIncremental, scratchIncremental);
     args.push("--incrementalFile", path.relative(root, scratchIncremental));
   }
-  const run = spawnSync(path.join(root, "node_modules/.bin/stryker"), args, { cwd: root, stdio: "inherit" });
+  const env = part ? { ...process.env, FDXKIT_MUTATE_PART: part } : process.env;
+  const run = spawnSync(path.join(root, "node_modules/.bin/stryker"), args, { cwd: root, stdio: "inherit", env });
   seconds = Math.round((Date.now() - started) / 1000);
   if (run.status !== 0) {
     console.error(`stryker run failed (exit ${run.status ?? run.signal})`);
     process.exit(1);
   }
+  if (part) {
+    const name = part.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "");
+    mkdirSync(partsDir, { recursive: true });
+    copyFileSync(reportFile, path.join(partsDir, `${name}.json`));
+    copyFileSync(scratchIncremental, path.join(partsDir, `${name}.incremental.json`));
+    writeFileSync(path.join(partsDir, `${name}.seconds`), `${seconds}\n`);
+  }
+}
+
+if (merge) {
+  // Oldest first, so that a file in two parts keeps its later result.
+  const names = existsSync(partsDir) ? readdirSync(partsDir).filter((f) => /^[^.]+\.json$/.test(f)) : [];
+  names.sort((a, b) => statSync(path.join(partsDir, a)).mtimeMs - statSync(path.join(partsDir, b)).mtimeMs);
+  if (names.length === 0) {
+    console.error(`--merge: no parts in ${path.relative(root, partsDir)} (run --part first)`);
+    process.exit(2);
+  }
+  const union = (kind) => {
+    let merged;
+    for (const name of names) {
+      const file = path.join(partsDir, kind === "report" ? name : name.replace(/\.json$/, ".incremental.json"));
+      const one = JSON.parse(readFileSync(file, "utf8"));
+      merged = merged ? { ...merged, files: { ...merged.files, ...one.files }, testFiles: { ...merged.testFiles, ...one.testFiles } } : one;
+    }
+    return merged;
+  };
+  writeFileSync(reportFile, JSON.stringify(union("report")));
+  writeFileSync(scratchIncremental, JSON.stringify(union("incremental")));
+  if (record) copyFileSync(scratchIncremental, trackedIncremental);
+  seconds = names.reduce((sum, name) => {
+    const file = path.join(partsDir, name.replace(/\.json$/, ".seconds"));
+    return sum + (existsSync(file) ? Number(readFileSync(file, "utf8")) : 0);
+  }, 0);
+  console.log(`merged ${names.length} part(s): ${names.map((n) => n.replace(/\.json$/, "")).join(", ")}`);
 }
 
 const report = JSON.parse(readFileSync(reportFile, "utf8"));
@@ -91,7 +145,7 @@ Written by \`pnpm test:mutation\` (scripts/mutation.mjs) from Stryker's JSON rep
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Stryker ${version("@stryker-mutator/core")}, vitest runner ${version("@stryker-mutator/vitest-runner")}, vitest ${version("vitest")}, Node ${process.versions.node}
-- Config: \`stryker.config.mjs\` — the client's Node tests (\`mutation/vitest.config.ts\`), \`coverageAnalysis: "perTest"\`, \`concurrency: 2\`, incremental (\`mutation/stryker-incremental.json\`, committed)${seconds === undefined ? "" : `\n- This run: ${Math.floor(seconds / 60)} min ${seconds % 60} s`}
+- Config: \`stryker.config.mjs\` — the client's Node tests (\`mutation/vitest.config.ts\`), \`coverageAnalysis: "perTest"\`, \`concurrency: 2\`, incremental (\`mutation/stryker-incremental.json\`, committed)${seconds === undefined ? "" : `\n- ${merge ? "These parts' runs" : "This run"}: ${Math.floor(seconds / 60)} min ${seconds % 60} s`}
 
 **Score: ${pct(score(total))}** (${total.detected} of ${total.detected + total.undetected} mutants detected) — ${pass ? "meets" : "**does not meet**"} the bar of ≥ ${MIN_TOTAL} % overall and no file under ${MIN_FILE} %. ${total.ignored} mutants are not counted (below).
 
