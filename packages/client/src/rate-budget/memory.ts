@@ -46,6 +46,7 @@ export function memoryRateBudget(options: RateLimits = {}): RateBudget {
 
   const refill = (bucket: Bucket, now: number) => {
     // After a pause the bucket refills from the pause's end, not from before it.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: without the guard the count would go below zero during a pause and climb back along the same line, reaching the same value at the same time
     if (now <= bucket.at) return;
     bucket.tokens = Math.min(bucket.limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * bucket.limit.perSecond);
     bucket.at = now;
@@ -57,6 +58,7 @@ export function memoryRateBudget(options: RateLimits = {}): RateBudget {
     bucket.timer = undefined;
     const now = performance.now();
     refill(bucket, now);
+    // Stryker disable next-line ConditionalExpression: during a pause the bucket holds no token (pause() empties it and refill waits for its end), so nothing would be served anyway
     if (now >= bucket.pausedUntil) {
       for (;;) {
         const queue = bucket.users.length ? bucket.users : bucket.batch;
@@ -79,6 +81,7 @@ export function memoryRateBudget(options: RateLimits = {}): RateBudget {
       } catch (error) {
         return Promise.reject(error);
       }
+      // Stryker disable next-line ConditionalExpression: onAbort calls back at once for an aborted signal, which rejects the same way; this only skips the queue
       if (signal?.aborted) return Promise.reject(abortError(signal));
       const bucket = bucketOf(providerId);
       if (!bucket) return Promise.resolve();
@@ -95,6 +98,7 @@ export function memoryRateBudget(options: RateLimits = {}): RateBudget {
         queue.push(waiter);
         waiter.stop = onAbort(signal, () => {
           const at = queue.indexOf(waiter);
+          // Stryker disable next-line ConditionalExpression: a waiter is served by being taken off its queue, and serving it removes this listener first, so here it is always still queued
           if (at >= 0) queue.splice(at, 1);
           reject(abortError(signal!));
           // A user call that gave up may have been holding batch calls back.
@@ -113,6 +117,7 @@ export function memoryRateBudget(options: RateLimits = {}): RateBudget {
       // The provider refused: what the bucket held is spent on its side, and it fills again only once the pause ends.
       bucket.tokens = 0;
       bucket.at = bucket.pausedUntil;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: pump() returns at once when no call waits, and a timer set before the pause only wakes early and sets itself again for its end
       if (bucket.users.length || bucket.batch.length) pump(bucket);
     },
   };

@@ -111,6 +111,38 @@ describe("memoryRateBudget", () => {
     await expect(budget.pause("bank", Number.NaN)).rejects.toThrow(FdxValidationError);
   });
 
+  it("waits for the fraction of a token still missing, with one timer, and leaves none behind", async () => {
+    const budget = memoryRateBudget({ limits: { bank: { perSecond: 10, burst: 1, userReserve: 0 } } });
+    const { order, track } = recorder();
+    await track("a", budget.take("bank", "user"));
+    await vi.advanceTimersByTimeAsync(50);
+    // Half a token is back: the next one is due in 50 ms, not a whole 100.
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const b = track("b", budget.take("bank", "user"));
+    await vi.advanceTimersByTimeAsync(1000);
+    await b;
+    expect(order).toEqual([
+      ["a", 0],
+      ["b", 100],
+    ]);
+    // One timer for the wait, not a poll every millisecond; none left to keep a process alive.
+    expect(timers).toHaveBeenCalledTimes(1);
+    expect(timers.mock.calls[0]![1]).toBe(50);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("pause() checks its duration, names what is wrong, and on a provider with no limit does nothing", async () => {
+    const budget = memoryRateBudget({ limits: { bank: { perSecond: 1 } } });
+    for (const ms of [-1, Number.POSITIVE_INFINITY, Number.NaN, "5" as unknown as number]) {
+      await expect(budget.pause("bank", ms)).rejects.toMatchObject({ issues: [{ path: "ms", message: "must be a finite number >= 0" }] });
+    }
+    await expect(budget.pause("bank", 0)).resolves.toBeUndefined();
+    await expect(budget.pause("free", 60_000)).resolves.toBeUndefined();
+    const { order, track } = recorder();
+    await track("free", budget.take("free", "user"));
+    expect(order).toEqual([["free", 0]]);
+  });
+
   it("lets a batch call through a bucket of one whatever the reserve", async () => {
     const budget = memoryRateBudget({ limits: { bank: { perSecond: 10, burst: 1 } } });
     const { order, track } = recorder();
