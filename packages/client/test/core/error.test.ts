@@ -18,6 +18,7 @@ import {
   FdxResponseError,
   FdxValidationError,
 } from "../../src/index.js";
+import { toApiError } from "../../src/core/error.js";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -118,6 +119,14 @@ describe("FdxError family", () => {
     ];
     expect(new FdxResponseError(200, issues).message).toBe("Unexpected response (HTTP 200): body is not valid JSON; accounts.0.id: must be a string");
     expect(new FdxValidationError(issues.slice(1)).message).toBe("Invalid input: accounts.0.id: must be a string");
+  });
+
+  it("takes a body's message only when it is a string, else the status text", () => {
+    const request = { method: "GET", url: "https://x.test/", interactionId: undefined, secrets: [] };
+    const headers = new Headers({ "content-type": "application/json" });
+    const { error } = toApiError(500, "Internal Server Error", headers, JSON.stringify({ code: 500, message: 42 }), request);
+    expect(error.message).toBe("Internal Server Error");
+    expect(error.code).toBe("500");
   });
 
   it("holds the FDX contract codes as strings", () => {

@@ -48,6 +48,12 @@ describe("secretForms", () => {
     expect(secretForms("tök€n-0123")).toContain(Buffer.from("tök€n-0123").toString("base64url"));
   });
 
+  it("adds the pieces from 8 characters on: an 8-character secret base64-encoded inside a longer text is found", () => {
+    const encoded = Buffer.from("x8chars!&scope=openid").toString("base64");
+    expect(redactText(`echo: ${encoded}`, secretForms("8chars!&"))).toMatch(/^echo: \S{0,2}\[redacted\]/);
+    expect(redactText(`echo: ${Buffer.from("x7chars&scope=openid").toString("base64")}`, secretForms("7chars&"))).not.toContain("[redacted]");
+  });
+
   it("adds no pieces for a secret under 8 characters: only its whole encodings, which redactText treats as short words", () => {
     expect(secretForms("abcdefg")).toEqual(["abcdefg", "YWJjZGVmZw==", "YWJjZGVmZw%3D%3D", "YWJjZGVmZw"]);
     expect(redactText("xYWJjx YWJj", secretForms("abc"))).toBe("xYWJjx [redacted]");
