@@ -49,6 +49,8 @@ const scratchIncremental = path.join(root, "reports/mutation/stryker-incremental
 const summaryFile = record && !part ? path.join(root, "MUTATION.md") : path.join(root, "reports/mutation/MUTATION.md");
 
 let seconds;
+/** With --merge, the globs of stryker.config.mjs that no part kept covers. */
+let unmeasured = [];
 if (!argv.includes("--report") && !merge) {
   const started = Date.now();
   const args = ["run", ...argv.filter((arg, i) => !OWN_FLAGS.has(arg) && i !== partAt && i !== partAt + 1)];
@@ -71,6 +73,8 @@ if (!argv.includes("--report") && !merge) {
     copyFileSync(reportFile, path.join(partsDir, `${name}.json`));
     copyFileSync(scratchIncremental, path.join(partsDir, `${name}.incremental.json`));
     writeFileSync(path.join(partsDir, `${name}.seconds`), `${seconds}\n`);
+    // Stryker's report also holds the files outside the part, as the record last had them: only the part's count.
+    writeFileSync(path.join(partsDir, `${name}.part`), `${part}\n`);
   }
 }
 
@@ -87,7 +91,11 @@ if (merge) {
     for (const name of names) {
       const file = path.join(partsDir, kind === "report" ? name : name.replace(/\.json$/, ".incremental.json"));
       const one = JSON.parse(readFileSync(file, "utf8"));
-      merged = merged ? { ...merged, files: { ...merged.files, ...one.files }, testFiles: { ...merged.testFiles, ...one.testFiles } } : one;
+      const fragments = readFileSync(path.join(partsDir, name.replace(/\.json$/, ".part")), "utf8")
+        .trim()
+        .split(",");
+      const files = Object.fromEntries(Object.entries(one.files).filter(([f]) => fragments.some((fragment) => f.includes(fragment))));
+      merged = merged ? { ...merged, files: { ...merged.files, ...files }, testFiles: { ...merged.testFiles, ...one.testFiles } } : { ...one, files };
     }
     return merged;
   };
@@ -99,6 +107,13 @@ if (merge) {
     return sum + (existsSync(file) ? Number(readFileSync(file, "utf8")) : 0);
   }, 0);
   console.log(`merged ${names.length} part(s): ${names.map((n) => n.replace(/\.json$/, "")).join(", ")}`);
+  const fragments = names.flatMap((n) =>
+    readFileSync(path.join(partsDir, n.replace(/\.json$/, ".part")), "utf8")
+      .trim()
+      .split(","),
+  );
+  const { default: config } = await import(new URL("../stryker.config.mjs", import.meta.url).href);
+  unmeasured = config.mutate.filter((glob) => !fragments.some((fragment) => glob.includes(fragment)));
 }
 
 const report = JSON.parse(readFileSync(reportFile, "utf8"));
@@ -145,7 +160,7 @@ Written by \`pnpm test:mutation\` (scripts/mutation.mjs) from Stryker's JSON rep
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Stryker ${version("@stryker-mutator/core")}, vitest runner ${version("@stryker-mutator/vitest-runner")}, vitest ${version("vitest")}, Node ${process.versions.node}
-- Config: \`stryker.config.mjs\` — the client's Node tests (\`mutation/vitest.config.ts\`), \`coverageAnalysis: "perTest"\`, \`concurrency: 2\`, incremental (\`mutation/stryker-incremental.json\`, committed)${seconds === undefined ? "" : `\n- ${merge ? "These parts' runs" : "This run"}: ${Math.floor(seconds / 60)} min ${seconds % 60} s`}
+- Config: \`stryker.config.mjs\` — the client's Node tests (\`mutation/vitest.config.ts\`), \`coverageAnalysis: "perTest"\`, \`concurrency: 2\`, incremental (\`mutation/stryker-incremental.json\`, committed)${seconds === undefined ? "" : `\n- ${merge ? "These parts' runs" : "This run"}: ${Math.floor(seconds / 60)} min ${seconds % 60} s`}${unmeasured.length ? `\n- **Not in the parts merged here, so not in this score:** ${unmeasured.map((g) => `\`${g}\``).join(", ")}` : ""}
 
 **Score: ${pct(score(total))}** (${total.detected} of ${total.detected + total.undetected} mutants detected) — ${pass ? "meets" : "**does not meet**"} the bar of ≥ ${MIN_TOTAL} % overall and no file under ${MIN_FILE} %. ${total.ignored} mutants are not counted (below).
 
