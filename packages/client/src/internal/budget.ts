@@ -25,6 +25,7 @@ export function providerOf(productsUrl: string, url: string): string | undefined
   if (!segment) return undefined;
   try {
     return decodeURIComponent(segment);
+    // Stryker disable next-line BlockStatement: an emptied catch also ends the function with undefined
   } catch {
     return undefined;
   }
