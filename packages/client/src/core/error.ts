@@ -24,14 +24,14 @@ export class FdxError extends Error {
   constructor(message: string, options?: { cause?: unknown; code?: FdxFailureCode | undefined }) {
     // No `cause` property at all when there is none (options with `cause: undefined` would create one).
     super(message, options?.cause === undefined ? undefined : options);
-    this.name = (new.target as unknown as { kind: string }).kind;
+    this.name = new.target.kind;
     // Only set when given, so the errors of the subclasses show no empty field.
     if (options?.code) this.code = options.code;
     // Only a class's own `kind` counts: a subclass without one must not claim its parent's twice.
     const kinds: string[] = [];
     // Stryker disable next-line ConditionalExpression: every class in the chain is a function, and past Error come only Function.prototype and Object.prototype, which have no own kind
     for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
-      if (Object.hasOwn(c, "kind")) kinds.push((c as unknown as typeof FdxError).kind);
+      if (Object.hasOwn(c, "kind")) kinds.push((c as typeof FdxError).kind);
     }
     Object.defineProperty(this, BRAND, { value: kinds });
   }
@@ -51,7 +51,7 @@ export class FdxError extends Error {
   /** Type guard equivalent of `instanceof`, for code that prefers a function. */
   static is<T extends abstract new (...args: never[]) => FdxError>(this: T, value: unknown): value is InstanceType<T> {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class `is` was called on, so `FdxAuthError.is` checks for FdxAuthError
-    return value instanceof (this as unknown as typeof FdxError);
+    return value instanceof this;
   }
 
   /** `name`, `message` and the error's own fields (not `cause`), for logs and `JSON.stringify`. */

@@ -8,12 +8,14 @@ import * as z from "zod/mini";
 export type OpenEnum<T extends string> = T | (string & {});
 
 /**
- * Schema for an open enum: any string passes at run time; the type argument
+ * Schema for an open enum: any string passes at run time (`base`, a string
+ * schema with the caller's messages); the type argument
  * (`openEnum<typeof KNOWN>()`) lists the known values. A type rather than an
- * argument, so bundles need not carry the value lists.
+ * argument, so bundles need not carry the value lists. The cast is only a
+ * type: a string schema whose output type names the known values.
  */
-export function openEnum<T extends readonly string[]>(): z.ZodMiniType<OpenEnum<T[number]>> {
-  return z.string() as unknown as z.ZodMiniType<OpenEnum<T[number]>>;
+export function openEnum<T extends readonly string[]>(base: z.ZodMiniString = z.string()): z.ZodMiniType<OpenEnum<T[number]>> {
+  return base as unknown as z.ZodMiniType<OpenEnum<T[number]>>;
 }
 
 /**

@@ -4,14 +4,12 @@ import * as z from "zod/mini";
 // known member of the right JSON type. Receivers outlive this SDK version, so enum members accept any string (an older
 // receiver must still answer 200 to a newer server), unknown members are kept, and formats (`sentOn`, `href`) are not
 // enforced. Tests hold these schemas and types equal to those generated from specs/notifications.yaml, enums widened.
+import { openEnum, type OpenEnum } from "../internal/open-enum.js";
 import type { NOTIFICATION_CATEGORIES, NOTIFICATION_TYPES } from "./enums.js";
 /** Known payload id types: what `notificationPayload.id` identifies. */
 export const NOTIFICATION_ID_TYPES = ["MAINTENANCE", "CONSENT"] as const;
 /** Known link actions. */
 export const LINK_ACTIONS = ["GET", "POST", "PATCH", "DELETE", "PUT"] as const;
-
-/** A known enum member, or any other string: autocompletion for known values, without rejecting a newer server's. */
-export type OpenEnum<Known extends string> = Known | (string & {});
 
 /** Message of a type mismatch, or "is required" when the member is absent. */
 function expected(what: string) {
@@ -20,16 +18,11 @@ function expected(what: string) {
 
 const str = () => z.string({ error: expected("a string") });
 
-/** A string enum that takes unknown strings too: the known values are only a type, so no value list goes in the bundle. */
-function openEnum<Known extends readonly string[]>() {
-  return str() as unknown as z.ZodMiniType<OpenEnum<Known[number]>>;
-}
-
 /** A link (hateoasLink). `href` is required. */
 export const hateoasLinkSchema = z.looseObject(
   {
     href: str(),
-    action: z.optional(openEnum<typeof LINK_ACTIONS>()),
+    action: z.optional(openEnum<typeof LINK_ACTIONS>(str())),
     rel: z.optional(str()),
     types: z.optional(z.array(str(), { error: expected("an array of strings") })),
   },
@@ -66,7 +59,7 @@ const customFieldsSchema = z.pipe(
 export const notificationPayloadSchema = z.looseObject(
   {
     id: z.optional(str()),
-    idType: z.optional(openEnum<typeof NOTIFICATION_ID_TYPES>()),
+    idType: z.optional(openEnum<typeof NOTIFICATION_ID_TYPES>(str())),
     customFields: z.optional(customFieldsSchema),
     url: z.optional(hateoasLinkSchema),
   },
@@ -80,8 +73,8 @@ export const notificationSchema = z.looseObject(
     sentOn: z.optional(str()),
     subscriber: z.optional(partySchema),
     publisher: z.optional(partySchema),
-    category: openEnum<typeof NOTIFICATION_CATEGORIES>(),
-    type: openEnum<typeof NOTIFICATION_TYPES>(),
+    category: openEnum<typeof NOTIFICATION_CATEGORIES>(str()),
+    type: openEnum<typeof NOTIFICATION_TYPES>(str()),
     notificationPayload: notificationPayloadSchema,
     url: z.optional(hateoasLinkSchema),
   },

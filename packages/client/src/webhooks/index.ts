@@ -27,9 +27,9 @@ export type {
   Notification,
   NotificationIdType,
   NotificationPayload,
-  OpenEnum,
   Party,
 } from "../schemas/notification.js";
+export type { OpenEnum } from "../internal/open-enum.js";
 // FdxValidationError: what createWebhookHandler throws for bad options.
 export { FdxError, FdxValidationError, FdxWebhookError } from "../core/error.js";
 export type { FdxIssue } from "../core/error.js";
