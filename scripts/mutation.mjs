@@ -48,6 +48,15 @@ const scratchIncremental = path.join(root, "reports/mutation/stryker-incremental
 // A part's summary is never the record: it speaks of some files only.
 const summaryFile = record && !part ? path.join(root, "MUTATION.md") : path.join(root, "reports/mutation/MUTATION.md");
 
+/** The `*` and `{a,b}` globs of stryker.config.mjs as a pattern over the report's relative paths. */
+function globPattern(glob) {
+  const source = glob
+    .replace(/[.+^$()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, "[^/]*")
+    .replace(/\{([^}]*)\}/g, (_, list) => `(?:${list.split(",").join("|")})`);
+  return new RegExp(`^${source}$`);
+}
+
 let seconds;
 /** With --merge, the globs of stryker.config.mjs that no part kept covers. */
 let unmeasured = [];
@@ -86,6 +95,7 @@ if (merge) {
     console.error(`--merge: no parts in ${path.relative(root, partsDir)} (run --part first)`);
     process.exit(2);
   }
+  const { default: config } = await import(new URL("../stryker.config.mjs", import.meta.url).href);
   const union = (kind) => {
     let merged;
     for (const name of names) {
@@ -94,7 +104,9 @@ if (merge) {
       const fragments = readFileSync(path.join(partsDir, name.replace(/\.json$/, ".part")), "utf8")
         .trim()
         .split(",");
-      const files = Object.fromEntries(Object.entries(one.files).filter(([f]) => fragments.some((fragment) => f.includes(fragment))));
+      // A part owns the files its globs match, so a fragment such as `auth/{` can name one glob of a folder.
+      const globs = config.mutate.filter((glob) => fragments.some((fragment) => glob.includes(fragment))).map(globPattern);
+      const files = Object.fromEntries(Object.entries(one.files).filter(([f]) => globs.some((glob) => glob.test(f))));
       merged = merged ? { ...merged, files: { ...merged.files, ...files }, testFiles: { ...merged.testFiles, ...one.testFiles } } : { ...one, files };
     }
     return merged;
@@ -112,7 +124,6 @@ if (merge) {
       .trim()
       .split(","),
   );
-  const { default: config } = await import(new URL("../stryker.config.mjs", import.meta.url).href);
   unmeasured = config.mutate.filter((glob) => !fragments.some((fragment) => glob.includes(fragment)));
 }
 
