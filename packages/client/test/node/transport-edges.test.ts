@@ -163,6 +163,43 @@ describe.runIf(transport === "node")("node:http: what is sent", () => {
     ]);
   });
 
+  it("a body's own length goes beside every other header the caller gave (none dropped for a POST or PATCH)", async () => {
+    const got: Record<string, string | string[] | undefined>[] = [];
+    const server = await http((req, res) => {
+      got.push(req.headers);
+      req.resume().on("end", () => res.end());
+    });
+    const headers = { authorization: "Bearer t", "content-type": "application/json", "x-fapi-interaction-id": "i-1", "content-length": "999" };
+    await (await sendNode(`${server.url}/`, { method: "POST", body: "{}", headers }, undefined)).body!.cancel();
+    await (await sendNode(`${server.url}/`, { method: "PATCH", body: "[1]", headers }, undefined)).body!.cancel();
+    expect(got.map((h) => [h.authorization, h["content-type"], h["x-fapi-interaction-id"], h["content-length"]])).toEqual([
+      ["Bearer t", "application/json", "i-1", "2"],
+      ["Bearer t", "application/json", "i-1", "3"],
+    ]);
+  });
+
+  it("a malformed answer on a kept-alive connection fails the call, and is not sent again (only a reset is a stale connection)", async () => {
+    let requests = 0;
+    const url = await raw((socket) => {
+      requests++;
+      socket.write(`${head(["content-length: 2"])}{}`);
+      // The next request on this connection gets an answer no HTTP parser takes.
+      socket.once("data", () => {
+        requests++;
+        socket.write("NOT HTTP AT ALL\r\n\r\n");
+      });
+    });
+    const agent = new Agent({ keepAlive: true });
+    closers.push(() => agent.destroy());
+    const first = await sendNode(`${url}/a`, {}, { http: agent });
+    await first.body!.getReader().read();
+    await delay(10);
+    const error = await rejectionOf(sendNode(`${url}/b`, {}, { http: agent }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error & { cause: NodeJS.ErrnoException }).cause.code).toMatch(/^HPE_/);
+    expect(requests).toBe(2);
+  });
+
   it("Host is the URL's host, sent once, unless the caller names one", async () => {
     const got: string[][] = [];
     const server = await http((req, res) => {
