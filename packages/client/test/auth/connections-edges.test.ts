@@ -660,8 +660,9 @@ describe("refusals and what they end", () => {
 });
 
 describe("stored rows this process must not use", () => {
-  it("a row with either token sealed by encryptConnectionStore is refused, naming the fix", async () => {
-    for (const patch of [{ refreshToken: "fdxenc.v1.k1.aaaa.bbbb" }, { idToken: "fdxenc.v1.k1.aaaa.bbbb" }]) {
+  it("a row with any of its tokens sealed by encryptConnectionStore is refused, naming the fix", async () => {
+    const sealed = "fdxenc.v1.k1.aaaa.bbbb";
+    for (const patch of [{ refreshToken: sealed }, { idToken: sealed }, { accessToken: sealed }]) {
       const store = memoryConnectionStore();
       await connect(make(store));
       await writeAsOther(store, "user-42", patch);

@@ -30,6 +30,7 @@ export function createBearer(kind: "id_token" | "access_token", refreshBeforeMs:
   const windows = new WeakMap<Connection, number>();
   const windowOf = (row: Connection) => {
     let window = windows.get(row);
+    // Stryker disable next-line ConditionalExpression: working it out again gives the same window
     if (window === undefined) {
       window = Math.min(refreshBeforeMs, lifetimeOf(row, byAccessToken) / 2);
       windows.set(row, window);
@@ -63,6 +64,7 @@ export function createBearer(kind: "id_token" | "access_token", refreshBeforeMs:
  * its pair was issued, to `accessTokenExpiresAt` (from `expires_in`).
  */
 function lifetimeOf(row: Connection, byAccessToken: boolean): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a row is written before it is read, so an expiry at or before its write is past, due under any window
   if (byAccessToken) return row.accessTokenExpiresAt > row.updatedAt ? row.accessTokenExpiresAt - row.updatedAt : Infinity;
   const claims = peekClaims(row.idToken);
   const exp = claims?.exp;

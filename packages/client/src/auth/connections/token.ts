@@ -22,12 +22,14 @@ export async function token(ctx: Context, id: string, context: TokenContext | un
   const storm = cache.stormOf(id);
   // A token of unknown expiry counts as expired once rejected: the storm bound is for tokens known to be valid.
   const unexpired = !bearer.unknownExpiry(row) && bearer.expiry(row) > Date.now();
+  // Stryker disable next-line ConditionalExpression: a row's bearer is a string, never undefined
   const rejection = rejected !== undefined && rejected === bearer.of(row);
   const proactive = !rejection && unexpired;
   // Callers that arrive while a refresh runs join it; the storm bounds only hold back a new one.
   if (!ctx.flights.has(id)) {
     const now = performance.now();
     const held = rejection && unexpired ? storm.rejectedAt : proactive ? storm.proactiveFailedAt : undefined;
+    // Stryker disable next-line ConditionalExpression: with nothing held, now - undefined is NaN, which is never below the window
     if (held !== undefined && now - held < STORM_MS) {
       // A refresh that ended since this caller read the store has left its pair in memory.
       const latest = cache.fresh(id);
