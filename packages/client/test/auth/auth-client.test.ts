@@ -474,6 +474,19 @@ describe("refresh and revoke", () => {
     expect(error).toMatchObject({ error: "invalid_request", status: 400, errorDescription: expect.stringContaining("already been claimed") });
     await expectCleanError(error, [first.refreshToken]);
   });
+  it("an error that echoes the id token kept from before names it redacted, as it does the refresh token", async () => {
+    const first = await connect();
+    idp.override = ({ path }, res) =>
+      path === "/token"
+        ? (res
+            .writeHead(400, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: "invalid_grant", error_description: `id_token_hint ${first.idToken} for ${first.refreshToken} is stale` })),
+          true)
+        : false;
+    const error = await rejectionOf(auth().refresh(first.refreshToken, { previous: { idToken: first.idToken, claims: first.claims } }));
+    expect(error).toMatchObject({ error: "invalid_grant", status: 400, errorDescription: "id_token_hint [redacted] for [redacted] is stale" });
+    await expectCleanError(error, [first.idToken, first.refreshToken]);
+  });
   it("keeps the refresh token when the answer brings none", async () => {
     const first = await connect();
     idp.override = ({ path }, res) =>
