@@ -3,8 +3,10 @@
 // after a change re-tests only the mutants that the change touches.
 // `scripts/mutation.mjs --part NAMES` sets FDXKIT_MUTATE_PART: only the
 // globs below whose path holds one of its comma-separated names are mutated.
+// A name that is a file's path (packages/client/src/…ts) mutates that file alone.
 const part = (process.env.FDXKIT_MUTATE_PART ?? "").split(",").filter(Boolean);
-const inPart = (glob) => part.length === 0 || part.some((name) => glob.includes(name));
+const files = part.filter((name) => name.endsWith(".ts"));
+const inPart = (glob) => part.length === 0 || part.some((name) => !name.endsWith(".ts") && glob.includes(name));
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
@@ -29,7 +31,9 @@ export default {
     "packages/client/src/auth/connections/*.ts",
     "packages/client/src/auth/auth-client/*.ts",
     "packages/client/src/node/transport.ts",
-  ].filter(inPart),
+  ]
+    .filter(inPart)
+    .concat(files),
   incremental: true,
   incrementalFile: "mutation/stryker-incremental.json",
   reporters: ["json", "html", "clear-text", "progress"],

@@ -11,7 +11,8 @@
 //
 // A whole run takes hours on two cores, and Stryker writes nothing until it
 // ends, so it can also run in parts: `--part NAMES` mutates only the globs of
-// stryker.config.mjs whose path holds one of the comma-separated NAMES, and
+// stryker.config.mjs whose path holds one of the comma-separated NAMES (a name
+// that is a file's path, packages/client/src/….ts, is that file alone), and
 // keeps that part's report in reports/mutation/parts/. `--merge` adds up the
 // parts kept there (a file in two parts counts once, from the later run) and
 // writes the summary of them all, as a whole run would.
@@ -105,7 +106,10 @@ if (merge) {
         .trim()
         .split(",");
       // A part owns the files its globs match, so a fragment such as `auth/{` can name one glob of a folder.
-      const globs = config.mutate.filter((glob) => fragments.some((fragment) => glob.includes(fragment))).map(globPattern);
+      const globs = [
+        ...config.mutate.filter((glob) => fragments.some((fragment) => !fragment.endsWith(".ts") && glob.includes(fragment))),
+        ...fragments.filter((fragment) => fragment.endsWith(".ts")),
+      ].map(globPattern);
       const files = Object.fromEntries(Object.entries(one.files).filter(([f]) => globs.some((glob) => glob.test(f))));
       merged = merged ? { ...merged, files: { ...merged.files, ...files }, testFiles: { ...merged.testFiles, ...one.testFiles } } : { ...one, files };
     }
@@ -124,7 +128,7 @@ if (merge) {
       .trim()
       .split(","),
   );
-  unmeasured = config.mutate.filter((glob) => !fragments.some((fragment) => glob.includes(fragment)));
+  unmeasured = config.mutate.filter((glob) => !fragments.some((fragment) => !fragment.endsWith(".ts") && glob.includes(fragment)));
 }
 
 const report = JSON.parse(readFileSync(reportFile, "utf8"));
