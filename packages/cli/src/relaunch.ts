@@ -5,16 +5,9 @@
 // small store. With only V8's baseline compiler (Liftoff), the command ends when
 // its work does. That is a V8 flag, fixed when the process starts, so a command
 // that will open the embedded store starts itself again with it.
-//
-// The child also compiles the whole module up front (no lazy compilation):
-// the baseline compiler then works on every core while the store's files are
-// read, instead of on the main thread at each function's first call, which
-// made a command on an existing store about 180 ms slower.
 import { isPostgresUrl } from "./postgres-url.js";
 
 export const LIFTOFF_FLAG = "--liftoff-only";
-/** The V8 flags the child starts with. */
-export const LIFTOFF_FLAGS = [LIFTOFF_FLAG, "--no-wasm-lazy-compilation"] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -53,7 +46,7 @@ export function wantsLiftoff(argv: readonly string[], env: Env, execArgv: readon
 export function relaunch(): void {
   // Loaded here: the command's own process (the child) never spawns one.
   const { spawn } = process.getBuiltinModule("node:child_process") as typeof import("node:child_process");
-  const child = spawn(process.execPath, [...process.execArgv, ...LIFTOFF_FLAGS, ...process.argv.slice(1)], { stdio: "inherit" });
+  const child = spawn(process.execPath, [...process.execArgv, LIFTOFF_FLAG, ...process.argv.slice(1)], { stdio: "inherit" });
   const forward = (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
