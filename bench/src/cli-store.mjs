@@ -41,7 +41,10 @@ function run(args, env, cwd = undefined) {
 
 /** `fdxkit connections list` on `store`: the whole process, as a user waits for it. */
 async function list(store, env) {
-  return (await run([CLI, "connections", "list", "--store", store], env)).ms;
+  const { ms, out } = await run([CLI, "connections", "list", "--store", store], env);
+  // A process that ends early with nothing done (exit code 0, no output) would read as a fast one.
+  if (out !== "No connections.\n") throw new Error(`fdxkit connections list --store ${store} printed ${JSON.stringify(out.slice(0, 200))}`);
+  return ms;
 }
 
 /** Opens a PGlite store inside a fresh process and reports the open alone (import to table ready). */
@@ -59,6 +62,7 @@ async function openInProcess(mode, dataDir, env) {
   `;
   // Run from the postgres package, where the PGlite package resolves.
   const { out } = await run(["--input-type=module", "-e", code], env, POSTGRES_DIR);
+  if (!/^\d+(\.\d+)?$/.test(out)) throw new Error(`the open in a process printed ${JSON.stringify(out.slice(0, 200))}, not its time`);
   return Number(out);
 }
 
