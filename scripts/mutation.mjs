@@ -23,6 +23,7 @@
 //   node scripts/mutation.mjs --part /internal/,/node/   one part, kept in reports/mutation/parts/
 //   node scripts/mutation.mjs --merge [--record]         the summary of the parts kept
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -78,7 +79,9 @@ if (!argv.includes("--report") && !merge) {
     process.exit(1);
   }
   if (part) {
-    const name = part.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "");
+    const slug = part.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "");
+    // A list of files makes a name longer than a file system takes: shortened, with a hash of the whole.
+    const name = slug.length <= 80 ? slug : `${slug.slice(0, 60)}-${createHash("sha256").update(part).digest("hex").slice(0, 12)}`;
     mkdirSync(partsDir, { recursive: true });
     copyFileSync(reportFile, path.join(partsDir, `${name}.json`));
     copyFileSync(scratchIncremental, path.join(partsDir, `${name}.incremental.json`));
