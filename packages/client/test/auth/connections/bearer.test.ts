@@ -38,7 +38,7 @@ describe("an id token as the bearer", () => {
   const bearer = createBearer("id_token", 5 * MINUTE);
 
   it("is usable until the app's margin before its expiry", () => {
-    vi.useFakeTimers({ now: NOW + 54 * MINUTE });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW + 54 * MINUTE });
     expect(bearer.usable(row({}), undefined)).toBe(true);
     vi.setSystemTime(NOW + 56 * MINUTE);
     expect(bearer.usable(row({}), undefined)).toBe(false);
@@ -47,7 +47,7 @@ describe("an id token as the bearer", () => {
   it("one that lives shorter than twice the margin is refreshed at half its life, not on every use", () => {
     // Lives 4 minutes: the 5-minute margin would make it due at once; it is due after 2.
     const short = row({ idToken: jwt({ iat: NOW / 1000, exp: NOW / 1000 + 240 }), expiresAt: NOW + 4 * MINUTE });
-    vi.useFakeTimers({ now: NOW + MINUTE });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW + MINUTE });
     expect(bearer.usable(short, undefined)).toBe(true);
     vi.setSystemTime(NOW + 2 * MINUTE + 1);
     expect(bearer.usable(short, undefined)).toBe(false);
@@ -61,14 +61,14 @@ describe("an id token as the bearer", () => {
     ["iat a string of digits", { iat: String(NOW / 1000), exp: NOW / 1000 + 240 }],
   ])("claims that give no lifetime (%s): the app's margin holds alone", (_, claims) => {
     const unknown = row({ idToken: jwt(claims), expiresAt: NOW + 4 * MINUTE });
-    vi.useFakeTimers({ now: NOW - 2 * MINUTE });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW - 2 * MINUTE });
     expect(bearer.usable(unknown, undefined)).toBe(true);
     vi.setSystemTime(NOW - MINUTE + 1);
     expect(bearer.usable(unknown, undefined)).toBe(false);
   });
 
   it("is not handed out again once a data call rejected it, nor when the row has none", () => {
-    vi.useFakeTimers({ now: NOW });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW });
     const r = row({});
     expect(bearer.usable(r, r.idToken)).toBe(false);
     expect(bearer.usable(r, "another")).toBe(true);
@@ -87,7 +87,7 @@ describe("an access token as the bearer", () => {
   });
 
   it("an empty one is never usable, even with an expiry ahead, and handing it out names the missing token", () => {
-    vi.useFakeTimers({ now: NOW });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW });
     const none = row({ accessToken: "" });
     expect(bearer.usable(none, undefined)).toBe(false);
     const error = (() => {
@@ -107,7 +107,7 @@ describe("an access token as the bearer", () => {
   });
 
   it("one of unknown expiry (no expires_in) is used until a data call rejects it", () => {
-    vi.useFakeTimers({ now: NOW + 1_000 * MINUTE });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW + 1_000 * MINUTE });
     const r = row({ accessTokenExpiresAt: 0 });
     expect(bearer.unknownExpiry(r)).toBe(true);
     expect(bearer.usable(r, undefined)).toBe(true);
@@ -116,7 +116,7 @@ describe("an access token as the bearer", () => {
 
   it("its lifetime runs from the row's write: a 4-minute token is due after 2", () => {
     const r = row({ accessTokenExpiresAt: NOW + 4 * MINUTE });
-    vi.useFakeTimers({ now: NOW + 2 * MINUTE - 1 });
+    vi.useFakeTimers({ toFake: ["Date"], now: NOW + 2 * MINUTE - 1 });
     expect(bearer.usable(r, undefined)).toBe(true);
     vi.setSystemTime(NOW + 2 * MINUTE + 1);
     expect(bearer.usable(r, undefined)).toBe(false);
