@@ -14,6 +14,9 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance", "Date"] });
 });
 afterEach(() => {
+  // The spy on setTimeout goes first: left wrapping the fake one, it would outlive the fake clock, and no later
+  // timer of a file that shares this worker would fire.
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 
