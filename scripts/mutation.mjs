@@ -99,7 +99,7 @@ if (merge) {
     console.error(`--merge: no parts in ${path.relative(root, partsDir)} (run --part first)`);
     process.exit(2);
   }
-  const { default: config } = await import(new URL("../stryker.config.mjs", import.meta.url).href);
+  const config = await import(new URL("../stryker.config.mjs", import.meta.url).href);
   const union = (kind) => {
     let merged;
     for (const name of names) {
@@ -109,10 +109,7 @@ if (merge) {
         .trim()
         .split(",");
       // A part owns the files its globs match, so a fragment such as `auth/{` can name one glob of a folder.
-      const globs = [
-        ...config.mutate.filter((glob) => fragments.some((fragment) => !fragment.endsWith(".ts") && glob.includes(fragment))),
-        ...fragments.filter((fragment) => fragment.endsWith(".ts")),
-      ].map(globPattern);
+      const globs = config.partGlobs(fragments).map(globPattern);
       const files = Object.fromEntries(Object.entries(one.files).filter(([f]) => globs.some((glob) => glob.test(f))));
       merged = merged ? { ...merged, files: { ...merged.files, ...files }, testFiles: { ...merged.testFiles, ...one.testFiles } } : { ...one, files };
     }
@@ -131,7 +128,7 @@ if (merge) {
       .trim()
       .split(","),
   );
-  unmeasured = config.mutate.filter((glob) => !fragments.some((fragment) => !fragment.endsWith(".ts") && glob.includes(fragment)));
+  unmeasured = config.GLOBS.filter((glob) => !config.partGlobs(fragments).includes(glob));
 }
 
 const report = JSON.parse(readFileSync(reportFile, "utf8"));

@@ -15,7 +15,7 @@ export type OpenEnum<T extends string> = T | (string & {});
  * type: a string schema whose output type names the known values.
  */
 export function openEnum<T extends readonly string[]>(base: z.ZodMiniString = z.string()): z.ZodMiniType<OpenEnum<T[number]>> {
-  return base as unknown as z.ZodMiniType<OpenEnum<T[number]>>;
+  return base as z.ZodMiniType<OpenEnum<T[number]>>;
 }
 
 /**

@@ -31,6 +31,11 @@ afterEach(() => {
 const s256 = async (v: string) => Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(v))).toString("base64url");
 
 /** A typed error whose every rendering is free of every secret of the flow. */
+/** The IdP's token endpoint answers this, and its other endpoints as usual. */
+function answerToken(status: number, body: string, type = "application/json") {
+  idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(status, { "content-type": type }).end(body), true) : false);
+}
+
 async function expectCleanError(error: unknown, secrets: string[]) {
   expect(error).toBeInstanceOf(FdxError);
   expectClean(await renderings(error), [
@@ -334,10 +339,7 @@ describe("bad input: a typed error, no secret, and no request where none is due"
   it("a long error description is cut in the message, whole in the field", async () => {
     const f = await flow();
     const long = "d".repeat(1000);
-    idp.override = ({ path }, res) =>
-      path === "/token"
-        ? (res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant", error_description: long })), true)
-        : false;
+    answerToken(400, JSON.stringify({ error: "invalid_grant", error_description: long }));
     const error = (await rejectionOf(auth().exchangeCode(f.callback.href, f.req))) as FdxAuthError;
     expect(error.message).toHaveLength(200);
     expect(error.message.endsWith("…")).toBe(true);
@@ -367,9 +369,7 @@ describe("bad input: a typed error, no secret, and no request where none is due"
     expect(error).toMatchObject({ error: "invalid_client", status: 401 });
     expectClean(await renderings(error), ["wrong-secret-value", req.codeVerifier, btoa(`${encodeURIComponent(CLIENT_ID)}:wrong-secret-value`)]);
   });
-  const answer = (status: number, type: string, body: string) => () => {
-    idp.override = ({ path }, res) => (path === "/token" ? (res.writeHead(status, { "content-type": type }).end(body), true) : false);
-  };
+  const answer = (status: number, type: string, body: string) => () => answerToken(status, body, type);
   it("an IdP that answers HTML (200)", () => tokenError(answer(200, "text/html", "<html>sign in</html>"), (e) => expect(e).toBeInstanceOf(FdxResponseError)));
   it("an IdP that answers HTML (502)", () =>
     tokenError(answer(502, "text/html", "<html>bad gateway</html>"), (e) => expect(e).toMatchObject({ status: 502, name: "FdxApiError" })));
@@ -476,26 +476,14 @@ describe("refresh and revoke", () => {
   });
   it("an error that echoes the id token kept from before names it redacted, as it does the refresh token", async () => {
     const first = await connect();
-    idp.override = ({ path }, res) =>
-      path === "/token"
-        ? (res
-            .writeHead(400, { "content-type": "application/json" })
-            .end(JSON.stringify({ error: "invalid_grant", error_description: `id_token_hint ${first.idToken} for ${first.refreshToken} is stale` })),
-          true)
-        : false;
+    answerToken(400, JSON.stringify({ error: "invalid_grant", error_description: `id_token_hint ${first.idToken} for ${first.refreshToken} is stale` }));
     const error = await rejectionOf(auth().refresh(first.refreshToken, { previous: { idToken: first.idToken, claims: first.claims } }));
     expect(error).toMatchObject({ error: "invalid_grant", status: 400, errorDescription: "id_token_hint [redacted] for [redacted] is stale" });
     await expectCleanError(error, [first.idToken, first.refreshToken]);
   });
   it("keeps the refresh token when the answer brings none", async () => {
     const first = await connect();
-    idp.override = ({ path }, res) =>
-      path === "/token"
-        ? (res
-            .writeHead(200, { "content-type": "application/json" })
-            .end(JSON.stringify({ id_token: jwt({ iss: ISSUER, sub: "s", aud: CLIENT_ID, exp: Math.floor(Date.now() / 1000) + 3600 }) })),
-          true)
-        : false;
+    answerToken(200, JSON.stringify({ id_token: jwt({ iss: ISSUER, sub: "s", aud: CLIENT_ID, exp: Math.floor(Date.now() / 1000) + 3600 }) }));
     expect((await auth().refresh(first.refreshToken)).refreshToken).toBe(first.refreshToken);
   });
   for (const [claim, value] of [
