@@ -1,12 +1,12 @@
 // Files that hold tokens belong to their user alone. PGlite creates its files
 // 0666 whatever the umask (it sets the mode itself), so modes are fixed after
 // the fact: the directory is walked and every file made 0600, every directory
-// 0700. The walk runs after the database opens and again after it closes, so
-// files PGlite adds while a command runs (WAL segments, relation files) are
-// covered too; meanwhile the data directory itself is 0700 and nobody else
-// can reach into it. The walk uses Node's synchronous calls: a data directory
-// holds about a thousand entries, and a promise and a thread-pool round trip
-// for each made the walks a noticeable part of every command.
+// 0700. The walk runs once the database is closed, so it covers every file the
+// command wrote (WAL segments, relation files); meanwhile the data directory
+// itself is 0700 and nobody else can reach into it. The walk uses Node's
+// synchronous calls: a data directory holds about a thousand entries, and a
+// promise and a thread-pool round trip for each made the walks a noticeable
+// part of every command.
 import { chmodSync, lstatSync, readdirSync, type Stats } from "node:fs";
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import path from "node:path";

@@ -2,14 +2,14 @@
 // connections"): a PostgreSQL server named by a postgres:// URL, or an embedded PGlite
 // database in a directory — the same store, the same SQL — with the tokens
 // encrypted at rest unless --plaintext-store says otherwise.
-import { stat } from "node:fs/promises";
+import { chmod, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { encryptConnectionStore, FdxConnectionStoreError, memoryConnectionStore, type ConnectionStore, type EncryptionOptions } from "@fdxkit/client/auth";
 import { openPGlite, postgresConnectionStore, type Queryable } from "@fdxkit/postgres";
 import { UsageError } from "../errors.js";
 import { defaultKeyFile, loadOrCreateKey } from "./key-file.js";
-import { octal, ownDirectory, privateTree } from "./private-files.js";
+import { DIR_MODE, octal, ownDirectory, privateTree } from "./private-files.js";
 import { sealPlainRows } from "./seal-legacy.js";
 import { isPostgresUrl } from "../postgres-url.js";
 
@@ -160,20 +160,17 @@ export async function openEmbedded(dir: string, io: StoreIo, flag = "--store"): 
     );
   }
   // The database's own directory is the CLI's: private whatever the directory around it allows.
+  // PGlite writes its files 0666; they are made private by one walk once the database is closed
+  // (a walk costs a system call per file, a thousand of them), and until then nobody else can
+  // reach into the directory to read them.
   const data = path.join(dir, "connections");
-  await ownDirectory(data);
-  await privateTree(data);
+  if ((await ownDirectory(data)).mode !== DIR_MODE) await chmod(data, DIR_MODE);
   let db: Awaited<ReturnType<typeof openPGlite>>;
   try {
     db = await openPGlite(data);
   } catch (error) {
+    await privateTree(data).catch(() => undefined);
     throw new UsageError(`${flag}: could not open the embedded database in ${dir} (is another fdxkit using it?)`, { cause: error });
-  }
-  try {
-    await privateTree(data);
-  } catch (error) {
-    await db.close();
-    throw error;
   }
   return {
     store: postgresConnectionStore(db),

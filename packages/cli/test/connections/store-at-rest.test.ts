@@ -93,6 +93,24 @@ describe("connect into a --store directory that already existed (0755), with no 
     expect(lstatSync(path.join(store(), "connections", "PG_VERSION")).mode & 0o777).toBe(0o600);
   });
 
+  it(
+    "a later command on a database directory someone opened (0755, a file 0644) keeps it private while it runs, and every file after",
+    async () => {
+      const data = path.join(store(), "connections");
+      chmodSync(data, 0o755);
+      chmodSync(path.join(data, "PG_VERSION"), 0o644);
+      const env = envFor(store(), config());
+      const cli = startCli(["connect", "--connector", mock.seed.providerId], env);
+      await cli.waitFor(({ stderr }) => /http:\/\/127\.0\.0\.1:\d+\/auth\?\S+/.test(stderr), "the authorization URL");
+      // The database is open, waiting for the user: nobody else can reach into its directory.
+      expect(lstatSync(data).mode & 0o777).toBe(0o700);
+      await fetch(await mock.authorize(/(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(cli.stderr())![1]!));
+      expect((await cli.done).code).toBe(0);
+      expect(openEntries(store())).toEqual([]);
+    },
+    SLOW,
+  );
+
   it("made a key in $XDG_CONFIG_HOME/fdxkit/key (0600, in a 0700 directory) and said where", () => {
     const keyFile = path.join(config(), "fdxkit", "key");
     expect(first.stderr).toContain(

@@ -1,15 +1,15 @@
-// A command that opens the embedded store runs in a child Node started with
-// --liftoff-only (PGlite's start-up otherwise waits at exit for Node's optimizing
-// compiler). The child must be invisible: same output, exit code and signals.
+// A command that opens the embedded store keeps WebAssembly on V8's baseline
+// compiler (PGlite's start-up otherwise waits at exit for Node's optimizing
+// compiler), in its own process: same output, exit code and signals as any.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startMockServer, type MockServer } from "@fdxkit/mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIFTOFF_FLAG, wantsLiftoff } from "../src/relaunch.js";
+import { opensEmbeddedStore } from "../src/wasm-tiering.js";
 import { assertBuilt, runCli, startCli } from "./helpers.js";
 
-describe("wantsLiftoff: which commands open the embedded store", () => {
+describe("opensEmbeddedStore: which commands open the embedded store", () => {
   const none = {};
   it.each([
     [["connections", "list"], none],
@@ -20,7 +20,7 @@ describe("wantsLiftoff: which commands open the embedded store", () => {
     [["statements", "export", "--provider", "p", "--rate-limit", "5", "--rate-budget", "./budget"], none],
     [["statements", "export", "--provider", "p", "--rate-limit", "5", "--rate-budget=./budget", "--store", "postgres://db/x"], none],
   ])("%j with %j: yes", (argv, env) => {
-    expect(wantsLiftoff(argv, env, [])).toBe(true);
+    expect(opensEmbeddedStore(argv, env)).toBe(true);
   });
 
   it.each([
@@ -35,25 +35,39 @@ describe("wantsLiftoff: which commands open the embedded store", () => {
     [["connect", "-h"], none],
     [["listen", "--port", "0"], none],
   ])("%j with %j: no", (argv, env) => {
-    expect(wantsLiftoff(argv, env, [])).toBe(false);
-  });
-
-  it("never in a process that already has the flag (no endless relaunch)", () => {
-    expect(wantsLiftoff(["connections", "list"], {}, [LIFTOFF_FLAG])).toBe(false);
-    expect(wantsLiftoff(["connections", "list"], {}, ["--import", "x", LIFTOFF_FLAG])).toBe(false);
+    expect(opensEmbeddedStore(argv, env)).toBe(false);
   });
 });
 
-describe("the relaunched command, run as users run it", () => {
+/**
+ * A module for `--import` that reports, as its process exits, whether V8 still
+ * optimizes hot WebAssembly there: it runs a small loop function hot and waits
+ * (up to 3 s) for it to be optimized. Needs `--allow-natives-syntax`.
+ */
+const reportTiering = `data:text/javascript,${encodeURIComponent(`
+process.on("exit", () => {
+  // (func (param i32) (result i32) sums n + (n - 1) + … + 1 in a loop)
+  const body = [1, 1, 0x7f, 2, 0x40, 3, 0x40, 0x20, 0, 0x45, 0x0d, 1, 0x20, 1, 0x20, 0, 0x6a, 0x21, 1, 0x20, 0, 0x41, 1, 0x6b, 0x21, 0, 0x0c, 0, 0x0b, 0x0b, 0x20, 1, 0x0b];
+  const bytes = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f, 3, 2, 1, 0, 7, 8, 1, 4, 0x6c, 0x6f, 0x6f, 0x70, 0, 0, 0x0a, body.length + 2, 1, body.length, ...body]);
+  const { loop } = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports;
+  const until = Date.now() + 3000;
+  let optimized = false;
+  while (!optimized && Date.now() < until) {
+    loop(100000);
+    optimized = %IsTurboFanFunction(loop);
+  }
+  console.error("wasm tier-up:", optimized ? "on" : "off", "/ baseline code:", %IsLiftoffFunction(loop));
+});`)}`;
+const TIERING = ["--allow-natives-syntax", "--import", reportTiering];
+
+describe("the command's own process, run as users run it", () => {
   let mock: MockServer;
   let dir: string;
-  // Printed by every process that starts: the parent without the flag, then the child with it.
-  const whoAmI = `data:text/javascript,${encodeURIComponent(`console.error("node flags:", process.execArgv.includes(${JSON.stringify(LIFTOFF_FLAG)}) ? "liftoff" : "default")`)}`;
 
   beforeAll(async () => {
     assertBuilt();
     mock = await startMockServer({ port: 0 });
-    dir = mkdtempSync(path.join(tmpdir(), "fdxkit-cli-relaunch-"));
+    dir = mkdtempSync(path.join(tmpdir(), "fdxkit-cli-tiering-"));
   });
   afterAll(async () => {
     await mock?.close();
@@ -68,27 +82,27 @@ describe("the relaunched command, run as users run it", () => {
     ...extra,
   });
 
-  it("connections list on the embedded store runs in a child with the flag, keeping the given Node flags, and prints what it would print", async () => {
-    const result = await runCli(["connections", "list"], env(), ["--import", whoAmI]);
+  it("connections list on the embedded store runs with WebAssembly kept on the baseline compiler, in one process, and prints what it would print", async () => {
+    const result = await runCli(["connections", "list"], env(), TIERING);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("No connections.\n");
-    // The parent, then the child: the --import given to the parent reached the child too.
-    expect(result.stderr.match(/node flags: \w+/g)).toEqual(["node flags: default", "node flags: liftoff"]);
+    // Printed once: no second Node was started for the command.
+    expect(result.stderr.match(/wasm tier-up: .*/g)).toEqual(["wasm tier-up: off / baseline code: true"]);
   });
 
-  it("a command without the embedded store runs in the one process", async () => {
-    const result = await runCli(["maintenance", "get", "x", "--base-url", mock.baseUrl, "--token", "t"], env(), ["--import", whoAmI]);
-    expect(result.stderr.match(/node flags: \w+/g)).toEqual(["node flags: default"]);
+  it("a command without the embedded store leaves Node's optimizing compiler on", async () => {
+    const result = await runCli(["maintenance", "get", "x", "--base-url", mock.baseUrl, "--token", "t"], env(), TIERING);
+    expect(result.stderr.match(/wasm tier-up: .*/g)).toEqual(["wasm tier-up: on / baseline code: false"]);
   });
 
-  it("the child's exit code is the command's: a usage error is 2, with its message once", async () => {
+  it("a usage error on the embedded store is exit code 2, with its message once", async () => {
     const result = await runCli(["connections", "revoke", "nobody"], env());
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('error: no connection "nobody" in the store\n');
   });
 
-  it.each(["SIGTERM", "SIGINT"] as const)("%s sent to fdxkit (no terminal) stops the command in the child, and fdxkit ends by it", async (signal) => {
-    const cli = startCli(["connect", "--connector", mock.seed.providerId], env(), ["--import", whoAmI]);
+  it.each(["SIGTERM", "SIGINT"] as const)("%s sent to fdxkit connect stops it, and fdxkit ends by it", async (signal) => {
+    const cli = startCli(["connect", "--connector", mock.seed.providerId], env());
     await cli.waitFor(({ stderr }) => /http:\/\/127\.0\.0\.1:\d+\/auth\?\S+/.test(stderr), "the authorization URL");
     const url = new URL(/(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(cli.stderr())![1]!);
     const callback = url.searchParams.get("redirect_uri")!;
@@ -96,8 +110,7 @@ describe("the relaunched command, run as users run it", () => {
     cli.child.kill(signal);
     const result = await cli.done;
     expect(result.signal).toBe(signal);
-    // The child is gone with it: nothing listens for the callback any more.
+    // Nothing listens for the callback any more.
     await expect(fetch(callback)).rejects.toThrow();
-    expect(result.stderr.match(/node flags: \w+/g)).toEqual(["node flags: default", "node flags: liftoff"]);
   });
 });
