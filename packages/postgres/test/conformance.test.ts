@@ -3,7 +3,7 @@
 // PostgreSQL server (node-postgres Pool) — and against the client's
 // encryptConnectionStore over that server, as an app with encrypted tokens
 // runs it.
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, expect, expectTypeOf, it } from "vitest";
 // The contract as the client declares it.
@@ -11,7 +11,7 @@ import { encryptConnectionStore, type Connection as ClientConnection, type Conne
 import { describeConnectionStore } from "../../client/test/support/store-conformance.js";
 import type { Connection, PostgresConnectionStore } from "../src/index.js";
 import { postgresConnectionStore } from "../src/index.js";
-import { postgresUrl, uniqueTable } from "./support.js";
+import { memoryPGlite, postgresUrl, uniqueTable } from "./support.js";
 
 let lite: PGlite | undefined;
 const pool = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 10 }) : undefined;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describeConnectionStore("PGlite", async () => {
-  lite ??= await PGlite.create();
+  lite ??= await memoryPGlite();
   return postgresConnectionStore(lite, { table: uniqueTable() });
 });
 
@@ -40,7 +40,7 @@ it("is a ConnectionStore as @fdxkit/client declares it (the package's copy of th
 });
 
 it("through encryptConnectionStore, a row edited in the database (SQL) is refused as undecryptable, never used", async () => {
-  lite ??= await PGlite.create();
+  lite ??= await memoryPGlite();
   const table = uniqueTable();
   const store = encryptConnectionStore(postgresConnectionStore(lite, { table }), { keys: { k1: Buffer.alloc(32, 7).toString("base64") }, current: "k1" });
   const row = (id: string, version = 1): ClientConnection => ({

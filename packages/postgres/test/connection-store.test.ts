@@ -1,11 +1,11 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { FdxError, FdxValidationError } from "@fdxkit/client";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectionsTableSql, FdxPostgresError, postgresConnectionStore, type Queryable } from "../src/index.js";
-import { connection, expectNoSecrets, postgresUrl, uniqueTable } from "./support.js";
+import { connection, expectNoSecrets, memoryPGlite, postgresUrl, uniqueTable } from "./support.js";
 
 /** The db, recording each statement and how many rows it returned. */
 function recording(db: Queryable) {
@@ -32,7 +32,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 let lite: PGlite;
 const pool = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 10 }) : undefined;
 beforeAll(async () => {
-  lite = await PGlite.create();
+  lite = await memoryPGlite();
 });
 afterAll(async () => {
   await lite.close();
@@ -219,7 +219,7 @@ describe("postgresConnectionStore", () => {
   });
 
   it("wraps a closed PGlite, and keeps nothing of the driver's error", async () => {
-    const closed = await PGlite.create();
+    const closed = await memoryPGlite();
     const store = postgresConnectionStore(closed, { table: uniqueTable() });
     await store.ready();
     await closed.close();

@@ -1,4 +1,4 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { FdxValidationError } from "@fdxkit/client";
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -9,13 +9,13 @@ import { build } from "esbuild";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { dedupeTableSql, FdxPostgresError, postgresDedupe, type Queryable } from "../src/index.js";
-import { expectNoSecrets, postgresUrl, uniqueTable } from "./support.js";
+import { expectNoSecrets, memoryPGlite, postgresUrl, uniqueTable } from "./support.js";
 
 const DAY = 86_400_000;
 let lite: PGlite;
 const pool = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 10 }) : undefined;
 beforeAll(async () => {
-  lite = await PGlite.create();
+  lite = await memoryPGlite();
 });
 afterAll(async () => {
   await lite.close();
@@ -141,7 +141,7 @@ describe("postgresDedupe", () => {
   });
 
   it("wraps a database failure in a typed error without the id", async () => {
-    const closed = await PGlite.create();
+    const closed = await memoryPGlite();
     const dedupe = postgresDedupe(closed, { table: uniqueTable() });
     await dedupe.ready();
     await closed.close();

@@ -2,11 +2,11 @@
 // place, with its rows, on PGlite and on a real server; several instances
 // starting at once on it all succeed; a lock that is not granted in time is a
 // typed error, not a queue that stalls the app's writers.
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectionsTableSql, connectionsUpgradeSql, FdxPostgresError, postgresConnectionStore, type Queryable } from "../src/index.js";
-import { connection, postgresUrl, uniqueTable } from "./support.js";
+import { connection, memoryPGlite, postgresUrl, uniqueTable } from "./support.js";
 
 // Frozen: the CREATE TABLE of the release before the access token (what a
 // deployed app's database holds). Never update it with the store's SQL.
@@ -79,7 +79,7 @@ function recording(db: Queryable) {
 let lite: PGlite;
 const pool = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 10 }) : undefined;
 beforeAll(async () => {
-  lite = await PGlite.create();
+  lite = await memoryPGlite();
 });
 afterAll(async () => {
   await lite.close();

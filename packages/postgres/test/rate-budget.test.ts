@@ -1,14 +1,14 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { FdxAbortError, FdxValidationError } from "@fdxkit/client";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FdxPostgresError, postgresRateBudget, rateBudgetTableSql, type Queryable } from "../src/index.js";
-import { postgresUrl, uniqueTable } from "./support.js";
+import { memoryPGlite, postgresUrl, uniqueTable } from "./support.js";
 
 let lite: PGlite;
 const pool = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 10 }) : undefined;
 beforeAll(async () => {
-  lite = await PGlite.create();
+  lite = await memoryPGlite();
 });
 afterAll(async () => {
   await lite.close();

@@ -1,11 +1,11 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FdxPostgresError, postgresConnectionStore, type Queryable } from "../src/index.js";
-import { connection, uniqueTable } from "./support.js";
+import { connection, memoryPGlite, uniqueTable } from "./support.js";
 
 let lite: PGlite;
 beforeAll(async () => {
-  lite = await PGlite.create();
+  lite = await memoryPGlite();
 });
 afterAll(async () => lite.close());
 

@@ -2,11 +2,21 @@
 // the check that an error holds no secret anywhere a log could show it.
 import { randomBytes } from "node:crypto";
 import util from "node:util";
+import type { PGlite } from "@electric-sql/pglite";
 import { expect, inject } from "vitest";
-import type { Connection } from "../src/index.js";
+import { type Connection, openPGlite } from "../src/index.js";
 
 /** `postgres://…` of the server test/global-setup.ts started, or "" (then the real-server tests skip). */
 export const postgresUrl = inject("postgresUrl");
+
+/**
+ * An in-memory PGlite database, opened as apps' tests are told to open one
+ * (openPGlite: from the prepared template, without an initdb per file). Typed
+ * as the PGlite it is, for the tests that use more of it than a store does.
+ */
+export async function memoryPGlite(): Promise<PGlite> {
+  return (await openPGlite(undefined, { templateDir: inject("pgliteTemplateDir") })) as unknown as PGlite;
+}
 
 /** A table name no other test uses. */
 export function uniqueTable(prefix = "t"): string {
