@@ -31,8 +31,8 @@ describe("openPGlite", () => {
       const db = await openPGlite(undefined, { templateDir: cache });
       try {
         const { buffers, memory, path: searchPath } = await settings(db);
-        expect(buffers).toBe("4MB");
-        expect(Number.parseInt(memory, 10)).toBeLessThanOrEqual(8);
+        expect(buffers).toBe("512kB");
+        expect(Number.parseInt(memory, 10)).toBeLessThanOrEqual(4);
         // PGlite's own defaults are kept beside them.
         expect(searchPath).toBe("public");
         expect((await db.query(STEM)).rows).toEqual([{ v: "'connect':1 'run':3" }]);
