@@ -56,7 +56,7 @@ export const SIZES = {
     connections: { warmup: 200, rounds: 60, callsPerRound: 20 },
     connectionsRefresh: { connections: 1000, processes: 4, concurrency: 16, poolSize: 10, sequential: 200 },
     storeSeal: { warmup: 500, rounds: 30, opsPerRound: 100 },
-    cliStore: { runs: 9, coldRuns: 1, plainRuns: 3 },
+    cliStore: { runs: 15, coldRuns: 1, plainRuns: 3 },
     // Two years of the seeded accounts (the export's default range): shard 4 has 129 statements, shard 3 has 22.
     rateBudget: { range: { from: "2024-11-01", to: "2026-10-31" }, modes: ["none", "memory", "postgres", "postgres-fifth"], idleMs: 5000 },
   },
