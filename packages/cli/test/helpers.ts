@@ -44,9 +44,9 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-/** Starts `node dist/cli.js ...args`, collecting its output. */
-export function startCli(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = []): RunningCli {
-  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `node dist/cli.js ...args` (this Node, unless another binary is given), collecting its output. */
+export function startCli(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = [], node = process.execPath): RunningCli {
+  const child = spawn(node, [...nodeArgs, CLI, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   const waiters = new Set<() => void>();
@@ -92,8 +92,13 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: readonly string[], env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<CliResult> {
-  return startCli(args, env, nodeArgs).done;
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+  node = process.execPath,
+): Promise<CliResult> {
+  return startCli(args, env, nodeArgs, node).done;
 }
 
 /** Flags that point the CLI at a mock server with its token. */
