@@ -7,7 +7,6 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain script of the repository's, without types
 import { ensureNode } from "../../../scripts/node-major.mjs";
 import { assertBuilt, CLI } from "./helpers.js";
 
@@ -18,7 +17,7 @@ describe("the compile cache", () => {
   beforeAll(() => {
     assertBuilt();
     dir = mkdtempSync(path.join(tmpdir(), "fdxkit-cli-compile-cache-"));
-    node = (ensureNode("24") as { bin: string }).bin;
+    node = ensureNode("24").bin;
   }, 180_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startMockServer, type MockServer } from "@fdxkit/mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain script of the repository's, without types
 import { ensureNode } from "../../../scripts/node-major.mjs";
 import { opensEmbeddedStore } from "../src/wasm-tiering.js";
 import { assertBuilt, runCli, startCli } from "./helpers.js";
@@ -85,16 +84,17 @@ describe("the command's own process, run as users run it", () => {
   });
 
   // The flags are V8's, set while it runs: checked on this Node and on the newer majors of the runtime matrix.
-  const nodes = () => [
-    { node: process.version, bin: process.execPath },
-    ...["22", "24"].map((major) => {
-      const { bin, version } = ensureNode(major) as { bin: string; version: string };
+  let nodes: { node: string; bin: string }[];
+  beforeAll(() => {
+    const newer = ["22", "24"].map((major) => {
+      const { version, bin } = ensureNode(major);
       return { node: version, bin };
-    }),
-  ];
+    });
+    nodes = [{ node: process.version, bin: process.execPath }, ...newer];
+  }, 180_000);
 
   it("connections list on the embedded store runs with WebAssembly kept on the baseline compiler, in one process, and prints what it would print", async () => {
-    for (const { node, bin } of nodes()) {
+    for (const { node, bin } of nodes) {
       const result = await runCli(["connections", "list"], env(), TIERING, bin);
       expect({ node, code: result.code, stdout: result.stdout }).toEqual({ node, code: 0, stdout: "No connections.\n" });
       // Printed once: no second Node was started for the command.
@@ -103,7 +103,7 @@ describe("the command's own process, run as users run it", () => {
   }, 180_000);
 
   it("a command without the embedded store leaves Node's optimizing compiler on", async () => {
-    for (const { node, bin } of nodes()) {
+    for (const { node, bin } of nodes) {
       const result = await runCli(["maintenance", "get", "x", "--base-url", mock.baseUrl, "--token", "t"], env(), TIERING, bin);
       expect({ node, tiering: result.stderr.match(/wasm tier-up: .*/g) }).toEqual({ node, tiering: ["wasm tier-up: on / baseline code: false"] });
     }
