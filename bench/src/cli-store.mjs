@@ -66,6 +66,24 @@ async function openInProcess(mode, dataDir, env) {
   return Number(out);
 }
 
+/**
+ * What memory touched for the first time costs on this machine, in ms a MB
+ * (64 MB filled in a fresh process). The embedded store touches about 70 MB
+ * more than the postgres:// path, so this is what makes its start-up differ
+ * most from one machine to the next.
+ */
+async function firstTouchMsPerMb(env) {
+  const code = `
+    const bytes = Buffer.allocUnsafeSlow(64 << 20);
+    const t0 = performance.now();
+    bytes.fill(1);
+    process.stdout.write(String((performance.now() - t0) / 64));
+  `;
+  const { out } = await run(["-e", code], env);
+  if (!/^\d+(\.\d+)?(e-?\d+)?$/.test(out)) throw new Error(`the first-touch probe printed ${JSON.stringify(out.slice(0, 200))}`);
+  return Number(out);
+}
+
 const stat = (samples) => ({
   samples: samples.length,
   medianMs: round(median(samples), 0),
@@ -87,7 +105,7 @@ export async function runCliStore({ runs, coldRuns, plainRuns }) {
   const bin = findPostgresBin();
   const server = bin ? await startPostgresServer(bin) : undefined;
   try {
-    const samples = { embedded: [], postgres: [], newStore: [], newStoreCold: [], memoryFast: [], memoryPlain: [], dirFast: [], dirPlain: [] };
+    const samples = { embedded: [], postgres: [], newStore: [], newStoreCold: [], memoryFast: [], memoryPlain: [], dirFast: [], dirPlain: [], firstTouch: [] };
     // The first run on this machine: no template yet (initdb, then it is saved); later ones find it.
     for (let i = 0; i < coldRuns; i++) {
       rmSync(cache, { recursive: true, force: true });
@@ -102,6 +120,7 @@ export async function runCliStore({ runs, coldRuns, plainRuns }) {
       samples.newStore.push(await list(path.join(root, `new-${i}`), env));
       samples.memoryFast.push(await openInProcess("fast", undefined, env));
       samples.dirFast.push(await openInProcess("fast", path.join(existing, "connections"), env));
+      samples.firstTouch.push(await firstTouchMsPerMb(env));
       if (i < plainRuns) {
         samples.memoryPlain.push(await openInProcess("plain", undefined, env));
         samples.dirPlain.push(await openInProcess("plain", path.join(existing, "connections"), env));
@@ -119,6 +138,7 @@ export async function runCliStore({ runs, coldRuns, plainRuns }) {
       ...(coldRuns ? { newStoreNoTemplate: stat(samples.newStoreCold) } : {}),
       memory: { openPGlite: stat(samples.memoryFast), ...(plainRuns ? { plainCreate: stat(samples.memoryPlain) } : {}) },
       existingDir: { openPGlite: stat(samples.dirFast), ...(plainRuns ? { plainCreate: stat(samples.dirPlain) } : {}) },
+      firstTouchMsPerMb: round(median(samples.firstTouch), 2),
     };
   } finally {
     await server?.stop();

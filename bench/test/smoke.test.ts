@@ -145,6 +145,7 @@ describe("bench harness, smoke mode", () => {
     expect(store.newStore).toMatchObject({ samples: 1, medianMs: positive });
     expect(store.memory.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
     expect(store.existingDir.openPGlite).toMatchObject({ samples: 1, medianMs: positive });
+    expect(store.firstTouchMsPerMb).toBeGreaterThan(0);
 
     // The rate-budget proof: the rows without a PostgreSQL server, a month of statements.
     expect(results.rateBudget.rows.map((r: { mode: string }) => r.mode)).toEqual(["none", "memory"]);
@@ -154,6 +155,7 @@ describe("bench harness, smoke mode", () => {
     for (const t of results.targets) expect(t).toMatchObject({ target: expect.any(String), measured: expect.any(String), met: expect.any(Boolean) });
 
     const markdown = await readFile(path.join(out, "BENCHMARKS.md"), "utf8");
+    expect(markdown).toMatch(/Memory touched for the first time cost \d+(\.\d+)? ms a MB on this machine/);
     for (const heading of [
       "# Benchmarks",
       "## Targets",
