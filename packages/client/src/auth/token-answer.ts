@@ -76,6 +76,7 @@ function expiryOf(value: unknown, now: number): number | undefined {
 
 /** The `exp` of an id token kept from before, as milliseconds a Date can hold (0 when it has none). */
 function storedExpiry(exp: unknown): number {
+  // Stryker disable next-line EqualityOperator: an exp of 0 gives 0 either way
   return typeof exp === "number" && exp > 0 && exp * 1000 <= MAX_DATE_MS ? exp * 1000 : 0;
 }
 
@@ -86,9 +87,11 @@ function storedExpiry(exp: unknown): number {
  * the error names the scope granted and `prompt` rather than the answer.
  */
 function noRefreshToken(status: number, data: Record<string, unknown>, secrets: readonly string[]): FdxAuthError {
-  const tokens = [data.id_token, data.access_token].filter((t): t is string => typeof t === "string" && t !== "");
-  const scope =
-    typeof data.scope === "string" ? clip(JSON.stringify(redactText(data.scope, [...secrets, ...tokens.flatMap(secretForms)])), [], 120) : "not stated";
+  // An empty or absent token has no forms to redact; a token that is not a string (a provider's bug) is no token.
+  const tokens = [data.id_token, data.access_token].filter((t): t is string => typeof t === "string");
+  const redacted = typeof data.scope === "string" ? redactText(data.scope, [...secrets, ...tokens.flatMap(secretForms)]) : undefined;
+  // Stryker disable next-line ArrayDeclaration: the text is redacted already; clip only shortens it
+  const scope = redacted === undefined ? "not stated" : clip(JSON.stringify(redacted), [], 120);
   return new FdxAuthError({
     error: "no_refresh_token",
     errorDescription:

@@ -115,6 +115,19 @@ describe("exchangeCode: an answer without a refresh token", () => {
     }
   });
 
+  it("names the scope as sent when the access token is not a string (a provider's bug): only tokens are redacted", async () => {
+    for (const accessToken of [42, { token: "x" }, null]) {
+      const { auth, req, callback } = await flow();
+      idp.extraAnswer = { refresh_token: undefined, access_token: accessToken, scope: "openid accounts 42 x" };
+      const error = (await rejectionOf(auth.exchangeCode(callback, req))) as FdxAuthError;
+      expect([accessToken, error.error, error.errorDescription]).toEqual([
+        accessToken,
+        "no_refresh_token",
+        expect.stringContaining('(granted scope: "openid accounts 42 x")'),
+      ]);
+    }
+  });
+
   it("is taken with requireRefreshToken: false, in the checks or the options (the options win)", async () => {
     idp.extraAnswer = { refresh_token: undefined };
     const a = await flow();

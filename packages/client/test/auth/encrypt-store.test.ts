@@ -505,6 +505,43 @@ describe("encryptConnectionStore: the row binding (someone with write access to 
     await undecryptable(strict.get("legacy-revoked"), "legacy-revoked");
     // By default the same row opens: "accept" is for until rekey() has run.
     expect((await encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" }).get("legacy-user"))!.idToken).toBe("legacy-id-token");
-    expect(() => encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1", legacyEnvelopes: "never" as never })).toThrow(FdxValidationError);
+    expect(() => encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1", legacyEnvelopes: "never" as never })).toThrow(
+      new FdxValidationError([{ path: "legacyEnvelopes", message: 'must be "accept" or "refuse"' }]),
+    );
+    // "accept", said outright, is the default.
+    const accepting = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1", legacyEnvelopes: "accept" });
+    expect((await accepting.get("legacy-user"))!.refreshToken).toBe("legacy-refresh-token");
+  });
+
+  it("says why a value of the previous format does not open: the key, or the value changed or moved (that format binds no column)", async () => {
+    const { store: inner, put } = editableStore();
+    put(LEGACY_ROW);
+    const wrongKey = encryptConnectionStore(inner, { keys: { k1: K2 }, current: "k1" });
+    const error = await undecryptable(wrongKey.get("legacy-user"), "legacy-user");
+    expect(error.message).toBe('The idToken of connection "legacy-user" does not decrypt: a wrong key, or the value was changed or moved');
+  });
+
+  it("rekey() rewrites a previous-format row whose erased token the store gives back as null", async () => {
+    const { store: inner, put, raw } = editableStore();
+    // Stores differ in what an empty text column comes back as.
+    put({ ...LEGACY_ROW, accessToken: null as never });
+    const store = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
+    expect(await store.rekey()).toBe(1);
+    expect(raw("legacy-user")).toMatchObject({ version: 2, accessToken: expect.stringMatching(/^fdxenc\.v2\.k1\./) });
+    expect(await store.get("legacy-user")).toMatchObject({ refreshToken: "legacy-refresh-token", accessToken: "" });
+  });
+
+  it("rekey() stops at a row of the current format with a token emptied behind its back, with the typed error", async () => {
+    const { store: inner, edit } = editableStore();
+    const store = encryptConnectionStore(inner, { keys: { k1: K1 }, current: "k1" });
+    await store.compareAndSet("c", 0, { ...sampleConnection("c"), version: 1 });
+    edit("c", { accessToken: null as never });
+    const error = await rejectionOf(store.rekey());
+    expect(error).toBeInstanceOf(FdxConnectionStoreError);
+    expect(error).toMatchObject({
+      reason: "undecryptable",
+      connectionId: "c",
+      message: 'The accessToken of connection "c" does not decrypt: the row mixes envelope formats (a value was moved in from another row or version)',
+    });
   });
 });

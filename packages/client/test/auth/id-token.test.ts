@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FdxAuthError } from "../../src/auth/index.js";
 import { peekClaims, readIdToken, type IdTokenChecks } from "../../src/auth/id-token.js";
 
@@ -73,6 +73,23 @@ describe("readIdToken: exp", () => {
       expect([exp, failure(withExp(exp))]).toEqual([exp, "its exp is more than 400 days ahead"]);
     }
     expect(withExp(now() + 399 * 86_400)()).toMatchObject({ sub: "s" });
+  });
+
+  describe("at the exact edges (the clock on a whole second)", () => {
+    afterEach(() => vi.useRealTimers());
+    const at = Date.UTC(2026, 2, 1, 12, 0, 0);
+
+    it("an exp exactly 60 s ago has passed; one second later it has not", () => {
+      vi.useFakeTimers({ now: at });
+      expect(failure(withExp(at / 1000 - 60))).toBe("its exp has passed");
+      expect(withExp(at / 1000 - 59)()).toMatchObject({ sub: "s" });
+    });
+
+    it("an exp exactly 400 days ahead is taken; one second more is not", () => {
+      vi.useFakeTimers({ now: at });
+      expect(withExp(at / 1000 + 400 * 86_400)()).toMatchObject({ sub: "s" });
+      expect(failure(withExp(at / 1000 + 400 * 86_400 + 1))).toBe("its exp is more than 400 days ahead");
+    });
   });
 
   it("names the check, never the token", () => {
