@@ -135,9 +135,8 @@ function parse(opened: ArrayBuffer): [number, string, string, string] {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(opened));
-    // Stryker disable next-line BlockStatement: without this refusal the value stays undefined, which the shape check below refuses alike
   } catch {
-    return refuse("is malformed inside");
+    // Left undefined, which the shape check below refuses.
   }
   const ok = Array.isArray(value) && value.length === 4 && Number.isFinite(value[0]) && value.slice(1).every((v) => typeof v === "string" && v !== "");
   return ok ? (value as [number, string, string, string]) : refuse("is malformed inside");

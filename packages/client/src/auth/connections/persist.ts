@@ -75,7 +75,7 @@ export async function persist(ctx: Context, id: string, base: Connection, set: T
   const pending = fromSet(ctx.settings.auth, base, id, set, Date.now());
   ctx.cache.remember(pending);
   const deadline = performance.now() + ctx.settings.leaseMs;
-  const retry = (async () => {
+  const attempts = (async () => {
     for (let delay = ctx.pollMs; performance.now() < deadline; delay = Math.min(delay * 2, 1000)) {
       await sleep(Math.min(delay, Math.max(0, deadline - performance.now())));
       try {
@@ -85,8 +85,9 @@ export async function persist(ctx: Context, id: string, base: Connection, set: T
         if (!isStoreFailure(error)) return;
       }
     }
-    // Stryker disable next-line ArrowFunction: a settled write left in the map is awaited again at no cost but a tick
-  })().finally(() => ctx.writing.delete(id));
+  })();
+  // Stryker disable next-line ArrowFunction: a settled write left in the map is awaited again at no cost but a tick
+  const retry = attempts.finally(() => ctx.writing.delete(id));
   ctx.writing.set(id, retry);
   return pending;
 }
