@@ -49,5 +49,6 @@ function announcedLength(headers: Headers): number | undefined {
   const encoding = headers.get("content-encoding");
   if (encoding && encoding.toLowerCase() !== "identity") return undefined;
   const value = headers.get("content-length");
-  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+  // Header values come trimmed (the Fetch standard's Headers, Node's parser).
+  return value !== null && /^\d+$/.test(value) ? Number(value) : undefined;
 }

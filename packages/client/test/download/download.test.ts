@@ -368,6 +368,13 @@ describe("edge cases: targets, headers and bodies", () => {
       expect((await client.statements.download(target)).contentLength).toBe(5);
     });
 
+    it.each(["5abc", "abc5", "-5", "5.0", "0x5", "5 5"])("has no contentLength when Content-Length is %j (not a plain number)", async (value) => {
+      const { client } = clientAnswering(() => new Response("%PDF-", { headers: { "content-type": "application/pdf", "content-length": value } }));
+      const document = await client.statements.download(target);
+      expect(document.contentLength).toBeUndefined();
+      expect(new TextDecoder().decode(await document.arrayBuffer())).toBe("%PDF-");
+    });
+
     it("is empty when the response has no body", async () => {
       const { client } = clientAnswering(() => new Response(null, { status: 200 }));
       expect((await (await client.statements.download(target)).arrayBuffer()).byteLength).toBe(0);

@@ -1,6 +1,7 @@
 // The abort and timer helpers (internal/abort.ts), on their own: what each
 // hands back, with which reason, and the fallback for platforms without
 // AbortSignal.any.
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FdxAbortError } from "../../src/index.js";
 import { abortError, anySignal, onAbort, raceAbort, sleep, startAttempt } from "../../src/internal/abort.js";
@@ -9,6 +10,10 @@ afterEach(() => {
   vi.unstubAllGlobals();
   vi.useRealTimers();
 });
+
+/** What a platform without AbortSignal.any (Safari before 17.4, say) has. */
+const withoutAbortSignalAny = () => vi.stubGlobal("AbortSignal", Object.assign(Object.create(AbortSignal), { any: undefined }));
+const listenersOn = (signal: AbortSignal) => getEventListeners(signal, "abort").length;
 
 describe("abortError", () => {
   it("is an FdxAbortError whose cause is the signal's reason", () => {
@@ -37,6 +42,30 @@ describe("onAbort", () => {
     expect(unheard).not.toHaveBeenCalled();
   });
 
+  it("puts no listener on the caller's signal, however many calls share it", () => {
+    const shared = new AbortController();
+    const heard = vi.fn();
+    for (let i = 0; i < 50; i++) onAbort(shared.signal, heard);
+    expect(listenersOn(shared.signal)).toBe(0);
+    shared.abort();
+    expect(heard).toHaveBeenCalledTimes(50);
+  });
+
+  it("without AbortSignal.any, listens on the caller's signal itself: once, and gone after it fired or was stopped", () => {
+    withoutAbortSignalAny();
+    const a = new AbortController();
+    const heard = vi.fn();
+    onAbort(a.signal, heard);
+    expect(listenersOn(a.signal)).toBe(1);
+    a.abort();
+    expect(heard).toHaveBeenCalledTimes(1);
+    expect(listenersOn(a.signal)).toBe(0);
+
+    const b = new AbortController();
+    onAbort(b.signal, heard)();
+    expect(listenersOn(b.signal)).toBe(0);
+  });
+
   it("calls the listener at once for a signal that already aborted, and does nothing without a signal", () => {
     const heard = vi.fn();
     onAbort(AbortSignal.abort(), heard);
@@ -56,7 +85,7 @@ describe("anySignal", () => {
     ["with AbortSignal.any", false],
     ["without AbortSignal.any (older platforms)", true],
   ])("aborts with whichever aborts first, and its reason, %s", (_, stub) => {
-    if (stub) vi.stubGlobal("AbortSignal", Object.assign(Object.create(AbortSignal), { any: undefined }));
+    if (stub) withoutAbortSignalAny();
     const caller = new AbortController();
     const own = new AbortController();
     const combined = anySignal(caller.signal, own.signal);
@@ -70,6 +99,27 @@ describe("anySignal", () => {
     const combined2 = anySignal(caller2.signal, own2.signal);
     own2.abort("own reason");
     expect(combined2.reason).toBe("own reason");
+  });
+});
+
+describe("anySignal: listeners", () => {
+  it("with AbortSignal.any, puts no listener on either signal", () => {
+    const caller = new AbortController();
+    const own = new AbortController();
+    anySignal(caller.signal, own.signal);
+    expect([listenersOn(caller.signal), listenersOn(own.signal)]).toEqual([0, 0]);
+  });
+
+  it("without AbortSignal.any, each listener goes once the signal it is on aborts", () => {
+    withoutAbortSignalAny();
+    const caller = new AbortController();
+    const own = new AbortController();
+    const combined = anySignal(caller.signal, own.signal);
+    expect([listenersOn(caller.signal), listenersOn(own.signal)]).toEqual([1, 1]);
+    caller.abort("caller's reason");
+    own.abort("own reason");
+    expect([listenersOn(caller.signal), listenersOn(own.signal)]).toEqual([0, 0]);
+    expect(combined.reason).toBe("caller's reason");
   });
 });
 
