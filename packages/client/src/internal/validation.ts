@@ -33,6 +33,7 @@ export function idCheck(maxLength?: number): Check {
     } catch {
       return "must be well-formed Unicode";
     }
+    // Stryker disable next-line ConditionalExpression: no length is greater than undefined
     if (maxLength !== undefined && v.length > maxLength) return `must be at most ${maxLength} characters`;
     return undefined;
   });
@@ -64,6 +65,7 @@ export function isCallbackUrl(value: string, allowInsecure: boolean): boolean {
 const oneOf =
   (values: readonly string[]): Check =>
   (v) =>
+    // Stryker disable next-line ConditionalExpression: the values are strings, so includes already refuses anything else
     typeof v === "string" && values.includes(v) ? undefined : `must be one of ${values.join(", ")}`;
 
 function callbackUrl(allowInsecure: boolean): Check {
@@ -88,6 +90,7 @@ export function checkFields(value: unknown, fields: Fields): { data: Record<stri
   if (!isRecord(value)) return { data, issues: [{ path: "", message: "must be an object" }] };
   const issues: FdxIssue[] = [];
   for (const [key, check] of Object.entries(fields)) {
+    // Stryker disable next-line Regex: a field's key holds a "?" only at its end
     const name = key.replace(/\?$/, "");
     const field = value[name];
     // Absent: an issue when required (no `?`), nothing when optional.

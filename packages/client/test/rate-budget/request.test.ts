@@ -112,6 +112,28 @@ describe("createClient({ rateBudget })", () => {
     expect(performance.now() - other).toBeLessThan(280);
   });
 
+  it("takes a download by a link of another shape from the providerId option, and from none without it", async () => {
+    const documents = await serve((_req, res) => res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-"));
+    const { budget, log } = recordingBudget();
+    const client = createClient({ baseUrl: documents.url, token: "t", rateBudget: budget });
+    const document = await client.statements.download(`${documents.url}/files/doc-1.pdf`, { providerId: "bank" });
+    expect(new TextDecoder().decode(await document.arrayBuffer())).toBe("%PDF-");
+    expect(log).toEqual(["take bank user"]);
+    await (await client.statements.download(`${documents.url}/files/doc-2.pdf`)).arrayBuffer();
+    expect(log).toEqual(["take bank user"]);
+  });
+
+  it.each([[""], [42], [null]])("refuses the providerId option %j, naming it, before any request", async (providerId) => {
+    const server = await serve((_req, res) => page(res));
+    const { budget, log } = recordingBudget();
+    const client = createClient({ baseUrl: server.url, token: "t", rateBudget: budget });
+    const error = await client.statements.download(`${server.url}/files/doc-1.pdf`, { providerId: providerId as never }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FdxValidationError);
+    expect((error as FdxValidationError).issues).toEqual([{ path: "providerId", message: "must be a non-empty string" }]);
+    expect(log).toEqual([]);
+    expect(server.count).toBe(0);
+  });
+
   it("refuses a rateBudget that is not one, and an empty providerId, before any request", async () => {
     expect(() => createClient({ baseUrl: "https://api.test", token: "t", rateBudget: {} as RateBudget })).toThrow(FdxValidationError);
     expect(() => createClient({ baseUrl: "https://api.test", token: "t", rateBudget: { take: () => Promise.resolve() } as unknown as RateBudget })).toThrow(
