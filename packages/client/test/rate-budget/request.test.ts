@@ -2,7 +2,7 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, FdxAbortError, FdxValidationError, memoryRateBudget, type RateBudget } from "../../src/index.js";
-import { startHttp, type RealServer } from "../support/http.js";
+import { rejectionOf, startHttp, type RealServer } from "../support/http.js";
 
 /** A budget that records every take and pause, in order, and lets a test hold the takes. */
 function recordingBudget(hold?: () => Promise<void>) {
@@ -127,7 +127,7 @@ describe("createClient({ rateBudget })", () => {
     const server = await serve((_req, res) => page(res));
     const { budget, log } = recordingBudget();
     const client = createClient({ baseUrl: server.url, token: "t", rateBudget: budget });
-    const error = await client.statements.download(`${server.url}/files/doc-1.pdf`, { providerId: providerId as never }).catch((e: unknown) => e);
+    const error = await rejectionOf(client.statements.download(`${server.url}/files/doc-1.pdf`, { providerId: providerId as never }));
     expect(error).toBeInstanceOf(FdxValidationError);
     expect((error as FdxValidationError).issues).toEqual([{ path: "providerId", message: "must be a non-empty string" }]);
     expect(log).toEqual([]);
